@@ -1,0 +1,258 @@
+"""The adapter contract (seed 003): one instance drives one interactive session with one agent.
+
+A subclass implements four coroutines::
+
+    start(session_id) -> AgentInfo      start or connect the agent, report who it is
+    send(text, attachments=None)        hand a user message to the running session
+    stream() -> AsyncIterator[Event]    the normalized events; every turn ends with TurnCompleted
+    stop()                              end the session cleanly
+
+Capabilities are class attributes (``cap_*``). The two optional surfaces, ``provides_models`` and
+``provides_usage``, must be set to ``True`` or ``False`` explicitly. The contract is checked when
+the class is *defined*: a subclass that misses a declaration raises ``TypeError`` at once, so an
+adapter can never silently inherit an empty implementation. Intermediate bases that are not
+adapters themselves pass ``abstract=True`` in the class statement.
+
+``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
+``binary``, ``resume_session_id``, ``on_session_id`` and ``effort`` (see :func:`construct`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import shutil
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from ..errors import AdapterContractError
+from ..events import AgentInfo, Capabilities, Event
+
+ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
+
+INIT_KWARGS = ("cwd", "model", "binary", "resume_session_id", "on_session_id", "effort")
+"""The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares."""
+
+UNIVERSAL_SLASH_COMMANDS: tuple[str, ...] = ("/status", "/stop", "/model")
+"""Commands corral itself answers for every session, listed before the agent's own."""
+
+REQUIRED_COROUTINES = ("start", "send", "stream", "stop")
+EXPLICIT_FLAGS = ("provides_models", "provides_usage")
+CAPABILITY_ATTRS = tuple(f"cap_{name}" for name in Capabilities.__struct_fields__)
+
+
+class Attachment(msgspec.Struct, frozen=True, kw_only=True):
+    """A file sent with a prompt: an image or a document, by path or inline bytes."""
+
+    path: str | None = None
+    data: bytes | None = None
+    media_type: str = "application/octet-stream"
+    name: str | None = None
+
+    @property
+    def is_image(self) -> bool:
+        return self.media_type.startswith("image/")
+
+    def read_bytes(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        if self.path is None:
+            raise ValueError("attachment has neither path nor data")
+        return Path(self.path).read_bytes()
+
+
+class DetectedAgent(msgspec.Struct, frozen=True, kw_only=True):
+    """What ``detect()`` found on this machine."""
+
+    agent_id: str
+    path: str
+    version: str | None = None
+
+
+class BaseAdapter:
+    """Base class of every adapter; see the module docstring for the contract."""
+
+    # ── identity (required) ──
+    agent_id: ClassVar[str]
+    display_name: ClassVar[str]
+    cli_binary: ClassVar[str | None] = None
+    """Executable probed by the default ``detect()`` (``<binary> --version``)."""
+
+    # ── capabilities: data, the single source of truth ──
+    cap_images: ClassVar[bool] = False
+    cap_documents: ClassVar[bool] = False
+    cap_thinking: ClassVar[bool] = False
+    cap_permissions: ClassVar[bool] = False
+    cap_subagents: ClassVar[bool] = False
+    cap_interrupt: ClassVar[bool] = False
+    cap_input_during_turn: ClassVar[bool] = False
+    cap_terminal: ClassVar[bool] = False
+    cap_resume: ClassVar[bool] = False
+    cap_cancel: ClassVar[bool] = False
+    cap_interact: ClassVar[bool] = False
+    cap_attached_terminal: ClassVar[bool] = False
+    cap_image_input: ClassVar[bool] = False
+
+    # ── optional surfaces: each subclass must say True or False ──
+    provides_models: ClassVar[bool]
+    provides_usage: ClassVar[bool]
+
+    def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__corral_abstract__ = abstract  # type: ignore[attr-defined]
+        if not abstract:
+            problems = contract_problems(cls)
+            if problems:
+                raise AdapterContractError(
+                    f"{cls.__module__}.{cls.__qualname__} breaks the adapter contract: "
+                    + "; ".join(problems)
+                )
+
+    # ── the four coroutines ──
+    async def start(self, session_id: str) -> AgentInfo:
+        raise NotImplementedError
+
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        raise NotImplementedError
+
+    def stream(self) -> AsyncIterator[Event]:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        raise NotImplementedError
+
+    # ── optional surfaces ──
+    async def list_models(self) -> list[str]:
+        return []
+
+    async def get_usage(self) -> dict[str, Any]:
+        return {}
+
+    # ── helpers ──
+    @classmethod
+    def capabilities(cls) -> Capabilities:
+        return Capabilities(
+            **{name: bool(getattr(cls, f"cap_{name}")) for name in Capabilities.__struct_fields__}
+        )
+
+    def make_agent_info(
+        self,
+        *,
+        name: str | None = None,
+        version: str | None = None,
+        model: str | None = None,
+        slash_commands: Sequence[str] = (),
+        agent_session_id: str | None = None,
+    ) -> AgentInfo:
+        """Build the AgentInfo from the class's ``cap_*`` flags, universal commands first."""
+        commands = list(UNIVERSAL_SLASH_COMMANDS)
+        commands += [c for c in slash_commands if c not in commands]
+        return AgentInfo(
+            agent_id=self.agent_id,
+            name=name or self.display_name,
+            version=version,
+            model=model,
+            capabilities=self.capabilities(),
+            slash_commands=tuple(commands),
+            agent_session_id=agent_session_id,
+        )
+
+    @classmethod
+    async def detect(cls, *, timeout: float = 10.0) -> DetectedAgent | None:
+        """Find ``cli_binary`` on PATH and ask it ``--version``; ``None`` when absent."""
+        if not cls.cli_binary:
+            return None
+        path = shutil.which(cls.cli_binary)
+        if path is None:
+            return None
+        version: str | None = None
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                path,
+                "--version",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+            try:
+                out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+                version = parse_version(out.decode(errors="replace"))
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        except OSError:
+            return None
+        return DetectedAgent(agent_id=cls.agent_id, path=path, version=version)
+
+
+_VERSION_RE = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)")
+
+
+def parse_version(text: str) -> str | None:
+    """The first dotted version number in a ``--version`` output."""
+    m = _VERSION_RE.search(text)
+    return m.group(1) if m else None
+
+
+def _declared_below_base(cls: type, name: str) -> bool:
+    return any(name in vars(k) for k in cls.__mro__ if k is not BaseAdapter and k is not object)
+
+
+def contract_problems(cls: type) -> list[str]:
+    """Every way ``cls`` breaks the adapter contract (empty when it complies)."""
+    problems: list[str] = []
+    for attr in ("agent_id", "display_name"):
+        value = getattr(cls, attr, None)
+        if not isinstance(value, str) or not value:
+            problems.append(f"{attr} must be a non-empty string")
+    agent_id = getattr(cls, "agent_id", None)
+    if isinstance(agent_id, str) and agent_id and not ADAPTER_ID_RE.match(agent_id):
+        problems.append(f"agent_id {agent_id!r} must match [A-Za-z0-9._-]{{1,80}}")
+    for flag in EXPLICIT_FLAGS:
+        if not _declared_below_base(cls, flag):
+            problems.append(f"{flag} must be declared explicitly as True or False")
+        elif not isinstance(getattr(cls, flag), bool):
+            problems.append(f"{flag} must be a bool")
+    for attr in CAPABILITY_ATTRS:
+        if not isinstance(getattr(cls, attr), bool):
+            problems.append(f"{attr} must be a bool")
+    for meth in REQUIRED_COROUTINES:
+        impl = getattr(cls, meth, None)
+        if impl is None or impl is getattr(BaseAdapter, meth):
+            problems.append(f"{meth}() must be implemented")
+            continue
+        if meth == "stream":
+            if not (inspect.isasyncgenfunction(impl) or callable(impl)):
+                problems.append("stream() must be an async generator")
+        elif not inspect.iscoroutinefunction(impl):
+            problems.append(f"{meth}() must be a coroutine (async def)")
+    if (
+        getattr(cls, "provides_models", False) is True
+        and getattr(cls, "list_models", None) is BaseAdapter.list_models
+    ):
+        problems.append("provides_models is True but list_models() is not overridden")
+    if (
+        getattr(cls, "provides_usage", False) is True
+        and getattr(cls, "get_usage", None) is BaseAdapter.get_usage
+    ):
+        problems.append("provides_usage is True but get_usage() is not overridden")
+    return problems
+
+
+def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:
+    """Instantiate ``cls`` passing only the offered keyword arguments its ``__init__`` declares."""
+    unknown = set(offered) - set(INIT_KWARGS)
+    if unknown:
+        raise TypeError(f"not an adapter init argument: {', '.join(sorted(unknown))}")
+    sig = inspect.signature(cls.__init__)
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return cls(**offered)
+    return cls(**{k: v for k, v in offered.items() if k in params})
+
+
+SessionIdCallback = Callable[[str], None]

@@ -1,0 +1,49 @@
+"""Helpers every command group shares: JSON output, the error → exit-code mapping."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import msgspec
+import typer
+from rich.console import Console
+
+from ..errors import CorralError
+
+console = Console()
+err_console = Console(stderr=True)
+
+JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON instead of a table.")
+
+
+def print_json(value: Any) -> None:
+    """Write ``value`` as JSON on stdout (msgspec structs and pydantic models included)."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json")
+    sys.stdout.write(json.dumps(msgspec.to_builtins(value), indent=2, default=str) + "\n")
+
+
+def run_guarded(app: typer.Typer) -> int:
+    """Run the Typer app, turning corral errors into a message and their exit code."""
+    try:
+        app(standalone_mode=False)
+    except CorralError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return exc.exit_code
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        err_console.print("aborted")
+        return 130
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        raise
+    return 0

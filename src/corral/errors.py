@@ -1,0 +1,130 @@
+"""corral's one exception tree.
+
+Library code raises these and never prints or exits; the CLI maps them to a message and an exit code.
+Errors carry their data as attributes, so nobody has to parse a message::
+
+    CorralError
+    ├── ManifestError              a manifest broke one or more rules (.violations)
+    ├── AdapterError
+    │   ├── AdapterNotFoundError   no adapter with that id (.adapter_id)
+    │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
+    │   └── DetectionError         detect / probe / verify failed (.adapter_id, .step)
+    ├── SpawnError                 a process could not be started (.argv)
+    ├── ProcessError               a process failed (.exit_code, .stderr)
+    ├── ProtocolError              bad bytes on the wire (.line)
+    ├── SessionError               a session operation failed (.session_id)
+    ├── QueueError                 the prompt queue refused an operation (.prompt_id)
+    │   └── QueueFullError         the bounded queue is full (.limit)
+    ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
+    ├── ProxyError                 the provider proxy failed (.status)
+    │   └── TranslationError       a request could not be translated (.source, .target)
+    └── ConfigError                a setting or an input file is invalid
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class CorralError(Exception):
+    """Root of every error corral raises on purpose."""
+
+    exit_code: int = 1
+
+
+class ConfigError(CorralError):
+    """A setting, argument or input file is invalid."""
+
+    exit_code = 2
+
+
+class ManifestError(CorralError):
+    """A manifest violates one or more rules; ``violations`` lists every one of them."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, violations: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.violations = list(violations)
+
+
+class AdapterError(CorralError):
+    """Something about an adapter is wrong."""
+
+
+class AdapterNotFoundError(AdapterError):
+    exit_code = 4
+
+    def __init__(self, adapter_id: str) -> None:
+        super().__init__(f"no adapter named {adapter_id!r}")
+        self.adapter_id = adapter_id
+
+
+class AdapterContractError(AdapterError, TypeError):
+    """An adapter class breaks the BaseAdapter contract (also a ``TypeError``)."""
+
+
+class DetectionError(AdapterError):
+    def __init__(self, adapter_id: str, step: str, message: str) -> None:
+        super().__init__(f"{adapter_id}: {step} failed: {message}")
+        self.adapter_id = adapter_id
+        self.step = step
+
+
+class SpawnError(CorralError):
+    def __init__(self, argv: Sequence[str], message: str) -> None:
+        super().__init__(f"could not start {argv[0] if argv else '?'}: {message}")
+        self.argv = list(argv)
+
+
+class ProcessError(CorralError):
+    def __init__(self, message: str, exit_code: int | None = None, stderr: str = "") -> None:
+        super().__init__(message)
+        self.exit_code = exit_code if exit_code is not None else 1
+        self.process_exit_code = exit_code
+        self.stderr = stderr
+
+
+class ProtocolError(CorralError):
+    def __init__(self, message: str, line: bytes | str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class SessionError(CorralError):
+    def __init__(self, message: str, session_id: str | None = None) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+
+class QueueError(CorralError):
+    def __init__(self, message: str, prompt_id: str | None = None) -> None:
+        super().__init__(message)
+        self.prompt_id = prompt_id
+
+
+class QueueFullError(QueueError):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the prompt queue is full ({limit} prompts)")
+        self.limit = limit
+
+
+class InstallError(CorralError):
+    def __init__(self, agent: str, message: str, log_tail: str = "") -> None:
+        super().__init__(f"installing {agent} failed: {message}")
+        self.agent = agent
+        self.log_tail = log_tail
+
+
+class ProxyError(CorralError):
+    def __init__(self, message: str, status: int = 502) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class TranslationError(ProxyError):
+    def __init__(self, message: str, source: str, target: str) -> None:
+        super().__init__(message, status=400)
+        self.source = source
+        self.target = target

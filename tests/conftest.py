@@ -1,0 +1,1 @@
+"""Shared fixtures. Real-CLI tests are marked ``realcli``; see tests/realcli/conftest.py."""
