@@ -29,8 +29,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..errors import AdapterContractError
-from ..events import AgentInfo, Capabilities, Event
+from ..errors import AdapterContractError, UnsupportedOperation
+from ..events import AgentInfo, ApprovalDecision, Capabilities, Event
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -124,6 +124,33 @@ class BaseAdapter:
 
     async def stop(self) -> None:
         raise NotImplementedError
+
+    # ── interaction: optional; the default says "unsupported" (capabilities tell which work) ──
+    async def interrupt(self) -> None:
+        """Stop the current turn; the turn ends with ``TurnCompleted(stop_reason=cancelled)``."""
+        raise UnsupportedOperation(self.agent_id, "interrupt")
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        """Answer an ``ApprovalRequested`` event."""
+        raise UnsupportedOperation(self.agent_id, "respond_approval")
+
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        """Answer a ``QuestionAsked`` event (question text → answer)."""
+        raise UnsupportedOperation(self.agent_id, "answer_question")
+
+    async def set_model(self, model: str) -> None:
+        raise UnsupportedOperation(self.agent_id, "set_model")
+
+    async def set_permission_mode(self, mode: str) -> None:
+        raise UnsupportedOperation(self.agent_id, "set_permission_mode")
 
     # ── optional surfaces ──
     async def list_models(self) -> list[str]:
