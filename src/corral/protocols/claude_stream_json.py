@@ -1,0 +1,460 @@
+"""Parser for Claude Code's stream-json protocol (``--output-format stream-json``), also spoken by
+Qwen Code. Synchronous and I/O-free: a recorded transcript is all a test needs.
+
+* ``feed(obj)`` takes one decoded line the CLI printed and returns the normalized events.
+* ``feed_sent(obj)`` takes one line *we* wrote to the CLI (control responses answering permission
+  requests); it yields ``ApprovalResolved`` / ``QuestionAnswered`` and remembers denials, so a denied
+  tool's result becomes ``ToolCallFailed(denied=True)``.
+* ``finish()`` closes what is still open when the stream ends (a turn without its ``result``).
+
+Text arrives twice when partial messages are on: as ``stream_event`` deltas (→ ``TextDelta``) and as
+the complete ``assistant`` message (→ ``TextComplete``). Sub-agent traffic carries
+``parent_tool_use_id``, kept as ``parent_call_id``; it is not streamed, so it has no deltas.
+Observed in 2.1.197: ``assistant`` lines carry one content block each (several lines share a
+message id), ``system/init`` is printed at the start of every turn, and an interrupted turn ends
+with ``result`` subtype ``error_during_execution`` and ``terminal_reason: aborted_streaming`` (or
+``aborted_tools``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..events import (
+    ApprovalDecision,
+    ApprovalOption,
+    ApprovalRequested,
+    ApprovalResolved,
+    Error,
+    Event,
+    Question,
+    QuestionAnswered,
+    QuestionAsked,
+    ReasoningComplete,
+    ReasoningDelta,
+    StatusChanged,
+    StopReason,
+    TextComplete,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolCallUpdated,
+    ToolKind,
+    ToolResult,
+    TurnCompleted,
+    UnknownEvent,
+    Usage,
+    Warning,
+)
+from ._claude_tools import QUESTION_TOOLS, file_diff, tool_cmd, tool_file, tool_kind, tool_title
+
+APPROVAL_OPTIONS = (
+    ApprovalOption(id="allow", label="Allow", decision=ApprovalDecision.ALLOW),
+    ApprovalOption(id="allow_always", label="Allow for this session", decision=ApprovalDecision.ALLOW_ALWAYS),
+    ApprovalOption(id="deny", label="Deny", decision=ApprovalDecision.DENY),
+)
+
+_CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
+_STOP_REASONS = {
+    "max_tokens": StopReason.MAX_TOKENS,
+    "refusal": StopReason.REFUSAL,
+}
+_RESULT_SUBTYPES = {
+    "error_max_turns": StopReason.MAX_TURNS,
+    "error_max_budget_usd": StopReason.MAX_TURNS,
+}
+_SILENT_SYSTEM = frozenset({"hook_started", "hook_progress", "hook_response", "files_persisted"})
+
+
+class _Call(msgspec.Struct):
+    name: str
+    kind: ToolKind
+    input: Any = None
+    parent: str | None = None
+
+
+class ClaudeStreamParser:
+    """Stateful translator from stream-json lines to corral events (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.model: str | None = None
+        self.version: str | None = None
+        self.slash_commands: tuple[str, ...] = ()
+        self.permission_mode: str | None = None
+        self._calls: dict[str, _Call] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._message_id: str | None = None
+        self._requests: dict[str, dict[str, Any]] = {}
+        self._denied: set[str] = set()
+        self._turn_open = False
+
+    # ── lines from the CLI ──
+    def feed(self, obj: Any) -> list[Event]:
+        if not isinstance(obj, dict):
+            return [UnknownEvent(raw=obj)]
+        kind = obj.get("type")
+        sid = obj.get("session_id")
+        if isinstance(sid, str) and sid:
+            self.session_id = sid
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            return [UnknownEvent(raw=obj, vendor_type=kind if isinstance(kind, str) else None)]
+        return handler(self, obj)
+
+    def finish(self) -> list[Event]:
+        events: list[Event] = []
+        if self._turn_open:
+            self._turn_open = False
+            events.append(
+                TurnCompleted(stop_reason=StopReason.ERROR, error="the agent stopped before ending its turn")
+            )
+        return events
+
+    # ── lines we sent ──
+    def feed_sent(self, obj: Any) -> list[Event]:
+        if not isinstance(obj, dict):
+            return []
+        if obj.get("type") == "user":
+            self._turn_open = True
+            return []
+        if obj.get("type") != "control_response":
+            return []
+        response = obj.get("response") or {}
+        request_id = response.get("request_id")
+        request = self._requests.pop(request_id, None) if isinstance(request_id, str) else None
+        if request is None:
+            return []
+        answer = response.get("response") or {}
+        behavior = answer.get("behavior")
+        call_id = request.get("tool_use_id")
+        updated = answer.get("updatedInput")
+        if request.get("tool_name") in QUESTION_TOOLS and behavior == "allow":
+            answers = updated.get("answers") if isinstance(updated, dict) else None
+            return [QuestionAnswered(request_id=request_id, answers=dict(answers or {}), raw=obj)]
+        if behavior == "allow":
+            decision = (
+                ApprovalDecision.ALLOW_ALWAYS if answer.get("updatedPermissions") else ApprovalDecision.ALLOW
+            )
+        else:
+            decision = ApprovalDecision.DENY
+            if isinstance(call_id, str):
+                self._denied.add(call_id)
+        return [
+            ApprovalResolved(
+                request_id=request_id,
+                decision=decision,
+                option_id=decision.value,
+                message=answer.get("message"),
+                raw=obj,
+            )
+        ]
+
+    def pending_request(self, request_id: str) -> dict[str, Any] | None:
+        """The ``can_use_tool`` request still waiting for our answer (the adapter needs its input)."""
+        return self._requests.get(request_id)
+
+    # ── handlers ──
+    def _system(self, obj: dict[str, Any]) -> list[Event]:
+        subtype = obj.get("subtype")
+        if subtype == "init":
+            self._turn_open = True
+            self.model = obj.get("model") or self.model
+            self.version = obj.get("claude_code_version") or obj.get("qwen_code_version") or self.version
+            cmds = obj.get("slash_commands")
+            if isinstance(cmds, list):
+                self.slash_commands = tuple(f"/{c}" for c in cmds if isinstance(c, str))
+            self.permission_mode = obj.get("permissionMode") or obj.get("permission_mode")
+            return [StatusChanged(status="ready", message=self.model, raw=obj)]
+        if subtype == "status":
+            status = obj.get("status")
+            if obj.get("permissionMode"):
+                self.permission_mode = obj["permissionMode"]
+            return [StatusChanged(status=status if isinstance(status, str) else "idle", raw=obj)]
+        if subtype == "api_retry":
+            return [
+                Warning(
+                    message=f"retrying the model request (attempt {obj.get('attempt')}): {obj.get('error')}",
+                    code="api_retry",
+                    raw=obj,
+                )
+            ]
+        if subtype == "compact_boundary":
+            return [StatusChanged(status="compacted", raw=obj)]
+        if subtype == "informational":
+            return [Warning(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)]
+        if subtype in _SILENT_SYSTEM:
+            return []
+        return [UnknownEvent(raw=obj, vendor_type=f"system/{subtype}")]
+
+    def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
+        event = obj.get("event") or {}
+        parent = obj.get("parent_tool_use_id")
+        etype = event.get("type")
+        if etype == "message_start":
+            self._message_id = (event.get("message") or {}).get("id")
+            self._blocks.clear()
+            return []
+        if etype == "content_block_start":
+            block = event.get("content_block") or {}
+            self._blocks[event.get("index", 0)] = block
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                return self._start_call(block["id"], block.get("name", "?"), None, parent, obj)
+            return []
+        if etype == "content_block_delta":
+            delta = event.get("delta") or {}
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                return [TextDelta(text=delta.get("text", ""), message_id=self._message_id, parent_call_id=parent, raw=obj)]
+            if dtype == "thinking_delta":
+                return [
+                    ReasoningDelta(
+                        text=delta.get("thinking", ""), message_id=self._message_id, parent_call_id=parent, raw=obj
+                    )
+                ]
+            # input_json_delta and signature_delta: the complete assistant message carries the result.
+            return []
+        if etype in ("content_block_stop", "message_delta", "message_stop"):
+            return []
+        return [UnknownEvent(raw=obj, vendor_type=f"stream_event/{etype}")]
+
+    def _start_call(
+        self, call_id: str, name: str, tool_input: Any, parent: str | None, raw: Any
+    ) -> list[Event]:
+        if call_id in self._calls:
+            return []
+        kind = tool_kind(name, tool_input)
+        self._calls[call_id] = _Call(name=name, kind=kind, input=tool_input, parent=parent)
+        return [
+            ToolCallStarted(
+                call_id=call_id,
+                name=name,
+                kind=kind,
+                title=tool_title(name, tool_input) if tool_input else name,
+                input=tool_input,
+                file=tool_file(tool_input),
+                cmd=tool_cmd(tool_input),
+                parent_call_id=parent,
+                raw=raw,
+            )
+        ]
+
+    def _assistant(self, obj: dict[str, Any]) -> list[Event]:
+        message = obj.get("message") or {}
+        parent = obj.get("parent_tool_use_id")
+        msg_id = message.get("id")
+        events: list[Event] = []
+        for block in message.get("content") or ():
+            btype = block.get("type") if isinstance(block, dict) else None
+            if btype == "text":
+                events.append(TextComplete(text=block.get("text", ""), message_id=msg_id, parent_call_id=parent, raw=obj))
+            elif btype == "thinking":
+                events.append(
+                    ReasoningComplete(text=block.get("thinking", ""), message_id=msg_id, parent_call_id=parent, raw=obj)
+                )
+            elif btype in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+                call_id, name, tool_input = block["id"], block.get("name", "?"), block.get("input")
+                if call_id in self._calls:
+                    call = self._calls[call_id]
+                    call.input = tool_input
+                    call.kind = tool_kind(name, tool_input)
+                    events.append(
+                        ToolCallUpdated(
+                            call_id=call_id,
+                            input=tool_input,
+                            title=tool_title(name, tool_input),
+                            file=tool_file(tool_input),
+                            cmd=tool_cmd(tool_input),
+                            parent_call_id=parent,
+                            raw=obj,
+                        )
+                    )
+                else:
+                    events += self._start_call(call_id, name, tool_input, parent, obj)
+            elif btype == "redacted_thinking":
+                continue
+            else:
+                events.append(UnknownEvent(raw=obj, vendor_type=f"assistant/{btype}"))
+        error = obj.get("error")
+        if isinstance(error, str):
+            events.append(Error(message=_assistant_error_text(message) or error, code=error, raw=obj))
+        return events
+
+    def _user(self, obj: dict[str, Any]) -> list[Event]:
+        content = (obj.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            return []
+        events: list[Event] = []
+        structured = obj.get("tool_use_result")
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        for block in results:
+            call_id = block.get("tool_use_id")
+            if not isinstance(call_id, str):
+                continue
+            call = self._calls.pop(call_id, None)
+            output = _result_text(block.get("content"))
+            is_error = bool(block.get("is_error"))
+            struct = structured if len(results) == 1 else None
+            result = ToolResult(output=output, structured=struct, is_error=is_error, exit_code=_exit_code(struct))
+            name = call.name if call else None
+            kind = call.kind if call else None
+            parent = call.parent if call else obj.get("parent_tool_use_id")
+            if is_error:
+                denied = call_id in self._denied
+                self._denied.discard(call_id)
+                events.append(
+                    ToolCallFailed(
+                        call_id=call_id, error=output, denied=denied, result=result,
+                        name=name, kind=kind, parent_call_id=parent, raw=obj,
+                    )
+                )
+                continue
+            events.append(
+                ToolCallCompleted(call_id=call_id, result=result, name=name, kind=kind, parent_call_id=parent, raw=obj)
+            )
+            if call is not None and call.kind is ToolKind.EDIT:
+                diff = file_diff(call_id, call.name, call.input, struct, obj)
+                if diff is not None:
+                    events.append(diff)
+        return events
+
+    def _result(self, obj: dict[str, Any]) -> list[Event]:
+        self._turn_open = False
+        usage = obj.get("usage") or {}
+        model_usage = obj.get("modelUsage")
+        model = next(iter(model_usage), None) if isinstance(model_usage, dict) and model_usage else None
+        events: list[Event] = [
+            Usage(
+                input_tokens=usage.get("input_tokens"),
+                output_tokens=usage.get("output_tokens"),
+                cache_read_tokens=usage.get("cache_read_input_tokens"),
+                cache_write_tokens=usage.get("cache_creation_input_tokens"),
+                cost_usd=obj.get("total_cost_usd"),
+                model=model or self.model,
+                raw=obj,
+            )
+        ]
+        subtype = obj.get("subtype")
+        error: str | None = None
+        if obj.get("terminal_reason") in _CANCELLED_TERMINALS:
+            stop = StopReason.CANCELLED
+        elif subtype in _RESULT_SUBTYPES:
+            stop = _RESULT_SUBTYPES[subtype]
+        elif obj.get("is_error") or (isinstance(subtype, str) and subtype.startswith("error")):
+            stop = StopReason.ERROR
+            errors = obj.get("errors")
+            error = (
+                "; ".join(str(e) for e in errors) if isinstance(errors, list) and errors else None
+            ) or str(obj.get("result") or subtype)
+        else:
+            stop = _STOP_REASONS.get(obj.get("stop_reason") or "", StopReason.END_TURN)
+        result_text = obj.get("result")
+        events.append(
+            TurnCompleted(
+                stop_reason=stop,
+                error=error,
+                result_text=result_text if isinstance(result_text, str) else None,
+                raw=obj,
+            )
+        )
+        return events
+
+    def _control_request(self, obj: dict[str, Any]) -> list[Event]:
+        request = obj.get("request") or {}
+        request_id = obj.get("request_id")
+        if request.get("subtype") != "can_use_tool" or not isinstance(request_id, str):
+            return [UnknownEvent(raw=obj, vendor_type=f"control_request/{request.get('subtype')}")]
+        self._requests[request_id] = request
+        name = request.get("tool_name", "?")
+        tool_input = request.get("input")
+        call_id = request.get("tool_use_id")
+        if name in QUESTION_TOOLS:
+            return [QuestionAsked(request_id=request_id, questions=_questions(tool_input), call_id=call_id, raw=obj)]
+        return [
+            ApprovalRequested(
+                request_id=request_id,
+                tool_name=name,
+                kind=tool_kind(name, tool_input),
+                title=request.get("title") or request.get("description") or tool_title(name, tool_input),
+                input=tool_input,
+                call_id=call_id,
+                file=tool_file(tool_input),
+                cmd=tool_cmd(tool_input),
+                options=APPROVAL_OPTIONS,
+                raw=obj,
+            )
+        ]
+
+    def _control_cancel(self, obj: dict[str, Any]) -> list[Event]:
+        request_id = obj.get("request_id")
+        if isinstance(request_id, str) and self._requests.pop(request_id, None) is not None:
+            return [ApprovalResolved(request_id=request_id, decision=ApprovalDecision.CANCEL, raw=obj)]
+        return []
+
+    def _rate_limit(self, obj: dict[str, Any]) -> list[Event]:
+        info = obj.get("rate_limit_info") or {}
+        status = info.get("status")
+        if status == "allowed":
+            return [StatusChanged(status="rate_limit", message=status, raw=obj)]
+        return [Warning(message=f"rate limit {status}", code="rate_limit", raw=obj)]
+
+    def _ignore(self, obj: dict[str, Any]) -> list[Event]:
+        return []
+
+
+_HANDLERS = {
+    "system": ClaudeStreamParser._system,
+    "stream_event": ClaudeStreamParser._stream_event,
+    "assistant": ClaudeStreamParser._assistant,
+    "user": ClaudeStreamParser._user,
+    "result": ClaudeStreamParser._result,
+    "control_request": ClaudeStreamParser._control_request,
+    "control_cancel_request": ClaudeStreamParser._control_cancel,
+    "control_response": ClaudeStreamParser._ignore,
+    "rate_limit_event": ClaudeStreamParser._rate_limit,
+    "keep_alive": ClaudeStreamParser._ignore,
+}
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _exit_code(structured: Any) -> int | None:
+    if isinstance(structured, dict):
+        code = structured.get("exitCode", structured.get("exit_code"))
+        if isinstance(code, int):
+            return code
+    return None
+
+
+def _assistant_error_text(message: dict[str, Any]) -> str | None:
+    texts = [b.get("text") for b in message.get("content") or () if isinstance(b, dict) and b.get("type") == "text"]
+    return " ".join(t for t in texts if isinstance(t, str)) or None
+
+
+def _questions(tool_input: Any) -> tuple[Question, ...]:
+    items = tool_input.get("questions") if isinstance(tool_input, dict) else None
+    out: list[Question] = []
+    for item in items or ():
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            continue
+        options = tuple(
+            o.get("label", "") if isinstance(o, dict) else str(o) for o in item.get("options") or ()
+        )
+        out.append(
+            Question(
+                question=item["question"],
+                header=item.get("header"),
+                options=options,
+                multi_select=bool(item.get("multiSelect")),
+            )
+        )
+    return tuple(out)
