@@ -14,7 +14,8 @@ adapter can never silently inherit an empty implementation. Intermediate bases t
 adapters themselves pass ``abstract=True`` in the class statement.
 
 ``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
-``binary``, ``resume_session_id``, ``on_session_id`` and ``effort`` (see :func:`construct`).
+``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env`` and ``extra_args``
+(see :func:`construct`).
 """
 
 from __future__ import annotations
@@ -34,8 +35,20 @@ from ..events import AgentInfo, ApprovalDecision, Capabilities, Event
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
-INIT_KWARGS = ("cwd", "model", "binary", "resume_session_id", "on_session_id", "effort")
-"""The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares."""
+INIT_KWARGS = (
+    "cwd",
+    "model",
+    "binary",
+    "resume_session_id",
+    "on_session_id",
+    "effort",
+    "env",
+    "extra_args",
+)
+"""The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares.
+
+The first six are seed 003's. corral adds ``env`` (extra environment for the agent process, e.g.
+endpoint redirection from ``corral.redirect``) and ``extra_args`` (argv additions)."""
 
 UNIVERSAL_SLASH_COMMANDS: tuple[str, ...] = ("/status", "/stop", "/model")
 """Commands corral itself answers for every session, listed before the agent's own."""

@@ -22,7 +22,7 @@ def print_json(value: Any) -> None:
     """Write ``value`` as JSON on stdout (msgspec structs and pydantic models included)."""
     if hasattr(value, "model_dump"):
         value = value.model_dump(mode="json")
-    sys.stdout.write(json.dumps(msgspec.to_builtins(value), indent=2, default=str) + "\n")
+    sys.stdout.write(json.dumps(msgspec.json.decode(msgspec.json.encode(value)), indent=2) + "\n")
 
 
 def run_guarded(app: typer.Typer) -> int:
