@@ -103,7 +103,9 @@ class JsonRpcClient:
         await self.close()
 
     # ── outgoing ──
-    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None
+    ) -> Any:
         if self._closed_error is not None:
             raise ProcessError(f"cannot send {method!r}: {self._closed_error}")
         req_id = next(self._ids)
@@ -178,7 +180,9 @@ class JsonRpcClient:
                 if not isinstance(err, dict):
                     err = {"code": -32603, "message": str(err)}
                 future.set_exception(
-                    JsonRpcError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data"))
+                    JsonRpcError(
+                        int(err.get("code", -32603)), str(err.get("message", "")), err.get("data")
+                    )
                 )
             else:
                 future.set_result(msg.get("result"))

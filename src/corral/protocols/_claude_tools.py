@@ -128,7 +128,11 @@ def file_diff(
         if path:
             original = structured.get("originalFile")
             old = original if isinstance(original, str) else None
-            new = structured.get("content") if structured.get("type") in ("create", "update") else None
+            new = (
+                structured.get("content")
+                if structured.get("type") in ("create", "update")
+                else None
+            )
             new_text = new if isinstance(new, str) else None
             hunks = structured.get("structuredPatch")
             diff: str | None = None
@@ -152,7 +156,11 @@ def file_diff(
     old_s, new_s = tool_input.get("old_string"), tool_input.get("new_string")
     if isinstance(old_s, str) and isinstance(new_s, str):
         return FileDiff(
-            path=path, diff=_unified(path, old_s, new_s), old_text=old_s, new_text=new_s,
-            call_id=call_id, raw=raw,
+            path=path,
+            diff=_unified(path, old_s, new_s),
+            old_text=old_s,
+            new_text=new_s,
+            call_id=call_id,
+            raw=raw,
         )
     return None

@@ -53,7 +53,9 @@ from ._claude_tools import QUESTION_TOOLS, file_diff, tool_cmd, tool_file, tool_
 
 APPROVAL_OPTIONS = (
     ApprovalOption(id="allow", label="Allow", decision=ApprovalDecision.ALLOW),
-    ApprovalOption(id="allow_always", label="Allow for this session", decision=ApprovalDecision.ALLOW_ALWAYS),
+    ApprovalOption(
+        id="allow_always", label="Allow for this session", decision=ApprovalDecision.ALLOW_ALWAYS
+    ),
     ApprovalOption(id="deny", label="Deny", decision=ApprovalDecision.DENY),
 )
 
@@ -109,9 +111,9 @@ class ClaudeStreamParser:
         events: list[Event] = []
         if self._turn_open:
             self._turn_open = False
-            events.append(
-                TurnCompleted(stop_reason=StopReason.ERROR, error="the agent stopped before ending its turn")
-            )
+            message = "the agent's output ended in the middle of a turn"
+            events.append(Error(message=message, code="early_eof", fatal=True))
+            events.append(TurnCompleted(stop_reason=StopReason.ERROR, error=message))
         return events
 
     # ── lines we sent ──
@@ -125,7 +127,9 @@ class ClaudeStreamParser:
             return []
         response = obj.get("response") or {}
         request_id = response.get("request_id")
-        request = self._requests.pop(request_id, None) if isinstance(request_id, str) else None
+        if not isinstance(request_id, str):
+            return []
+        request = self._requests.pop(request_id, None)
         if request is None:
             return []
         answer = response.get("response") or {}
@@ -137,7 +141,9 @@ class ClaudeStreamParser:
             return [QuestionAnswered(request_id=request_id, answers=dict(answers or {}), raw=obj)]
         if behavior == "allow":
             decision = (
-                ApprovalDecision.ALLOW_ALWAYS if answer.get("updatedPermissions") else ApprovalDecision.ALLOW
+                ApprovalDecision.ALLOW_ALWAYS
+                if answer.get("updatedPermissions")
+                else ApprovalDecision.ALLOW
             )
         else:
             decision = ApprovalDecision.DENY
@@ -163,7 +169,9 @@ class ClaudeStreamParser:
         if subtype == "init":
             self._turn_open = True
             self.model = obj.get("model") or self.model
-            self.version = obj.get("claude_code_version") or obj.get("qwen_code_version") or self.version
+            self.version = (
+                obj.get("claude_code_version") or obj.get("qwen_code_version") or self.version
+            )
             cmds = obj.get("slash_commands")
             if isinstance(cmds, list):
                 self.slash_commands = tuple(f"/{c}" for c in cmds if isinstance(c, str))
@@ -208,11 +216,21 @@ class ClaudeStreamParser:
             delta = event.get("delta") or {}
             dtype = delta.get("type")
             if dtype == "text_delta":
-                return [TextDelta(text=delta.get("text", ""), message_id=self._message_id, parent_call_id=parent, raw=obj)]
+                return [
+                    TextDelta(
+                        text=delta.get("text", ""),
+                        message_id=self._message_id,
+                        parent_call_id=parent,
+                        raw=obj,
+                    )
+                ]
             if dtype == "thinking_delta":
                 return [
                     ReasoningDelta(
-                        text=delta.get("thinking", ""), message_id=self._message_id, parent_call_id=parent, raw=obj
+                        text=delta.get("thinking", ""),
+                        message_id=self._message_id,
+                        parent_call_id=parent,
+                        raw=obj,
                     )
                 ]
             # input_json_delta and signature_delta: the complete assistant message carries the result.
@@ -250,10 +268,22 @@ class ClaudeStreamParser:
         for block in message.get("content") or ():
             btype = block.get("type") if isinstance(block, dict) else None
             if btype == "text":
-                events.append(TextComplete(text=block.get("text", ""), message_id=msg_id, parent_call_id=parent, raw=obj))
+                events.append(
+                    TextComplete(
+                        text=block.get("text", ""),
+                        message_id=msg_id,
+                        parent_call_id=parent,
+                        raw=obj,
+                    )
+                )
             elif btype == "thinking":
                 events.append(
-                    ReasoningComplete(text=block.get("thinking", ""), message_id=msg_id, parent_call_id=parent, raw=obj)
+                    ReasoningComplete(
+                        text=block.get("thinking", ""),
+                        message_id=msg_id,
+                        parent_call_id=parent,
+                        raw=obj,
+                    )
                 )
             elif btype in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
                 call_id, name, tool_input = block["id"], block.get("name", "?"), block.get("input")
@@ -280,7 +310,9 @@ class ClaudeStreamParser:
                 events.append(UnknownEvent(raw=obj, vendor_type=f"assistant/{btype}"))
         error = obj.get("error")
         if isinstance(error, str):
-            events.append(Error(message=_assistant_error_text(message) or error, code=error, raw=obj))
+            events.append(
+                Error(message=_assistant_error_text(message) or error, code=error, raw=obj)
+            )
         return events
 
     def _user(self, obj: dict[str, Any]) -> list[Event]:
@@ -298,7 +330,9 @@ class ClaudeStreamParser:
             output = _result_text(block.get("content"))
             is_error = bool(block.get("is_error"))
             struct = structured if len(results) == 1 else None
-            result = ToolResult(output=output, structured=struct, is_error=is_error, exit_code=_exit_code(struct))
+            result = ToolResult(
+                output=output, structured=struct, is_error=is_error, exit_code=_exit_code(struct)
+            )
             name = call.name if call else None
             kind = call.kind if call else None
             parent = call.parent if call else obj.get("parent_tool_use_id")
@@ -307,13 +341,26 @@ class ClaudeStreamParser:
                 self._denied.discard(call_id)
                 events.append(
                     ToolCallFailed(
-                        call_id=call_id, error=output, denied=denied, result=result,
-                        name=name, kind=kind, parent_call_id=parent, raw=obj,
+                        call_id=call_id,
+                        error=output,
+                        denied=denied,
+                        result=result,
+                        name=name,
+                        kind=kind,
+                        parent_call_id=parent,
+                        raw=obj,
                     )
                 )
                 continue
             events.append(
-                ToolCallCompleted(call_id=call_id, result=result, name=name, kind=kind, parent_call_id=parent, raw=obj)
+                ToolCallCompleted(
+                    call_id=call_id,
+                    result=result,
+                    name=name,
+                    kind=kind,
+                    parent_call_id=parent,
+                    raw=obj,
+                )
             )
             if call is not None and call.kind is ToolKind.EDIT:
                 diff = file_diff(call_id, call.name, call.input, struct, obj)
@@ -325,7 +372,9 @@ class ClaudeStreamParser:
         self._turn_open = False
         usage = obj.get("usage") or {}
         model_usage = obj.get("modelUsage")
-        model = next(iter(model_usage), None) if isinstance(model_usage, dict) and model_usage else None
+        model = (
+            next(iter(model_usage), None) if isinstance(model_usage, dict) and model_usage else None
+        )
         events: list[Event] = [
             Usage(
                 input_tokens=usage.get("input_tokens"),
@@ -372,13 +421,22 @@ class ClaudeStreamParser:
         tool_input = request.get("input")
         call_id = request.get("tool_use_id")
         if name in QUESTION_TOOLS:
-            return [QuestionAsked(request_id=request_id, questions=_questions(tool_input), call_id=call_id, raw=obj)]
+            return [
+                QuestionAsked(
+                    request_id=request_id,
+                    questions=_questions(tool_input),
+                    call_id=call_id,
+                    raw=obj,
+                )
+            ]
         return [
             ApprovalRequested(
                 request_id=request_id,
                 tool_name=name,
                 kind=tool_kind(name, tool_input),
-                title=request.get("title") or request.get("description") or tool_title(name, tool_input),
+                title=request.get("title")
+                or request.get("description")
+                or tool_title(name, tool_input),
                 input=tool_input,
                 call_id=call_id,
                 file=tool_file(tool_input),
@@ -391,7 +449,9 @@ class ClaudeStreamParser:
     def _control_cancel(self, obj: dict[str, Any]) -> list[Event]:
         request_id = obj.get("request_id")
         if isinstance(request_id, str) and self._requests.pop(request_id, None) is not None:
-            return [ApprovalResolved(request_id=request_id, decision=ApprovalDecision.CANCEL, raw=obj)]
+            return [
+                ApprovalResolved(request_id=request_id, decision=ApprovalDecision.CANCEL, raw=obj)
+            ]
         return []
 
     def _rate_limit(self, obj: dict[str, Any]) -> list[Event]:
@@ -423,7 +483,9 @@ def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""
 
 
@@ -436,7 +498,11 @@ def _exit_code(structured: Any) -> int | None:
 
 
 def _assistant_error_text(message: dict[str, Any]) -> str | None:
-    texts = [b.get("text") for b in message.get("content") or () if isinstance(b, dict) and b.get("type") == "text"]
+    texts = [
+        b.get("text")
+        for b in message.get("content") or ()
+        if isinstance(b, dict) and b.get("type") == "text"
+    ]
     return " ".join(t for t in texts if isinstance(t, str)) or None
 
 

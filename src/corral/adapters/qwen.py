@@ -1,0 +1,104 @@
+"""Qwen Code adapter, stream-json mode (adapter id ``qwen``; Qwen's ACP mode is a separate adapter).
+
+Qwen Code 0.15.10 speaks Claude Code's stream-json, so the same driver and parser serve it. What
+differs, as observed on the real CLI:
+
+* no ``--permission-prompt-tool`` flag: in stream-json input mode it sends ``can_use_tool`` control
+  requests on its own whenever ``--approval-mode default`` asks;
+* approval modes are ``plan | default | auto-edit | yolo`` (Claude's names are mapped);
+* ``--include-directories`` instead of ``--add-dir``; no ``--settings``, ``--fork-session`` or
+  ``--effort`` (asking for them is a ConfigError, not a silent no-op);
+* ``system/init`` says ``permission_mode`` and ``qwen_code_version``; ``result`` has no cost;
+* the endpoint comes from ``OPENAI_*`` env plus ``--auth-type openai`` (see ``corral.redirect``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from ..errors import ConfigError
+from ._launch import Launch, StreamJsonRequest, merged_env
+from ._stream_json import StreamJsonAdapter
+
+APPROVAL_MODES = {
+    "default": "default",
+    "plan": "plan",
+    "acceptEdits": "auto-edit",
+    "auto-edit": "auto-edit",
+    "bypassPermissions": "yolo",
+    "yolo": "yolo",
+}
+"""corral/Claude permission-mode names → Qwen Code ``--approval-mode`` values."""
+
+
+def approval_mode(mode: str) -> str:
+    try:
+        return APPROVAL_MODES[mode]
+    except KeyError:
+        raise ConfigError(
+            f"Qwen Code has no approval mode {mode!r} (one of {', '.join(APPROVAL_MODES)})"
+        ) from None
+
+
+def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> Launch:
+    """argv/env/cwd for one Qwen Code stream-json session. Pure."""
+    unsupported = [
+        name
+        for name, asked in (
+            ("fork_session", request.fork_session),
+            ("settings", request.settings is not None),
+            ("effort", bool(request.effort)),
+        )
+        if asked
+    ]
+    if unsupported:
+        raise ConfigError(f"Qwen Code (stream-json) does not support: {', '.join(unsupported)}")
+    argv = [
+        request.binary,
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--include-partial-messages",
+    ]
+    if request.model:
+        argv += ["--model", request.model]
+    argv += ["--approval-mode", approval_mode(request.permission_mode or "default")]
+    if request.resume:
+        argv += ["--resume", request.resume]
+    if request.session_id:
+        argv += ["--session-id", request.session_id]
+    for directory in request.add_dirs:
+        argv += ["--include-directories", directory]
+    argv += request.extra_args
+    env = merged_env(base_env, request.env)
+    if request.cwd:
+        env["PWD"] = request.cwd
+    return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
+
+
+class QwenAdapter(StreamJsonAdapter):
+    agent_id = "qwen"
+    display_name = "Qwen Code"
+    cli_binary = "qwen"
+    default_binary: ClassVar[str] = "qwen"
+
+    cap_images = True
+    cap_image_input = True
+    cap_permissions = True
+    cap_subagents = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_input_during_turn = True
+    cap_resume = True
+    cap_interact = True
+
+    provides_models = False
+    provides_usage = True
+
+    def build(self, request: StreamJsonRequest) -> Launch:
+        return build_launch(request, base_env=self.base_env)
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await super().set_permission_mode(approval_mode(mode))
