@@ -87,6 +87,13 @@ class ProcessTransport:
             raise SpawnError(self.argv, str(exc)) from exc
         self._stderr_task = asyncio.create_task(self._drain_stderr(), name="stderr-tail")
 
+    async def __aenter__(self) -> ProcessTransport:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.kill()
+
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
