@@ -434,9 +434,7 @@ class ClaudeStreamParser:
                 request_id=request_id,
                 tool_name=name,
                 kind=tool_kind(name, tool_input),
-                title=request.get("title")
-                or request.get("description")
-                or tool_title(name, tool_input),
+                title=request.get("title") or tool_title(name, tool_input),
                 input=tool_input,
                 call_id=call_id,
                 file=tool_file(tool_input),
