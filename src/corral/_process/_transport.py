@@ -6,7 +6,8 @@
 * stderr is drained continuously into a bounded tail (``stderr_tail``), so a chatty child never blocks
   on a full pipe and a crash can be reported with its last words.
 * ``tap(direction, line)`` sees every line: ``"in"`` for what we write to the child's stdin, ``"out"``
-  for what it prints on stdout. The recorder uses it; it must not raise (errors are swallowed).
+  for what it prints on stdout, and once ``"exit"`` with the exit code (as ASCII digits) when the
+  process is reaped. The recorder uses it; it must not raise (errors are swallowed).
 * ``kill()`` ends the whole process group: SIGTERM, a grace period, then SIGKILL.
 
 stdin stays a pipe for the life of the process (some CLIs print nothing when stdin is a file).
@@ -24,7 +25,7 @@ from typing import Literal
 
 from ..errors import ProcessError, SpawnError
 
-Direction = Literal["in", "out"]
+Direction = Literal["in", "out", "exit"]
 Tap = Callable[[Direction, bytes], None]
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
@@ -69,6 +70,7 @@ class ProcessTransport:
         self._stderr_len = 0
         self._stderr_task: asyncio.Task[None] | None = None
         self._write_lock = asyncio.Lock()
+        self._exit_noted = False
 
     # ── lifecycle ──
     async def start(self) -> None:
@@ -188,6 +190,7 @@ class ProcessTransport:
         proc = self._proc_or_raise()
         code = await asyncio.wait_for(proc.wait(), timeout)
         await self._finish_stderr()
+        self._note_exit()
         return code
 
     async def kill(self, grace: float = 3.0) -> int | None:
@@ -208,7 +211,13 @@ class ProcessTransport:
             self._signal(signal.SIGKILL)
         await self.close_stdin()
         await self._finish_stderr()
+        self._note_exit()
         return proc.returncode
+
+    def _note_exit(self) -> None:
+        if not self._exit_noted and self._proc is not None and self._proc.returncode is not None:
+            self._exit_noted = True
+            self._tap("exit", str(self._proc.returncode).encode())
 
     def _signal(self, sig: signal.Signals) -> None:
         proc = self._proc

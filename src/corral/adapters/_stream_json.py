@@ -89,6 +89,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
         self._answer_queue: list[tuple[str, str]] = []
+        self._restart_on_exit = False
+        self._restart_task: asyncio.Task[None] | None = None
 
     # ── subclass hooks ──
     def launch_request(self) -> StreamJsonRequest:
@@ -111,20 +113,29 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     # ── the four coroutines ──
     async def start(self, session_id: str) -> AgentInfo:
-        launch = self.build(self.launch_request())
-        self.transport = ProcessTransport(launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap)
-        await self.transport.start()
-        self._reader = asyncio.create_task(self._read_loop(), name=f"{self.agent_id}-reader")
+        launch = await self._spawn(self.launch_request())
+        info = self.make_agent_info(model=self.model, agent_session_id=self.resume_session_id)
+        await self._queue.put(SessionStarted(agent=info, cwd=launch.cwd))
+        return info
+
+    async def _spawn(self, request: StreamJsonRequest) -> Launch:
+        launch = self.build(request)
+        transport = ProcessTransport(launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap)
+        self.transport = transport
+        await transport.start()
+        self._ended = False
+        self._reader = asyncio.create_task(
+            self._read_loop(transport), name=f"{self.agent_id}-reader"
+        )
         try:
             await self._control(self.initialize_request())
         except (ProtocolError, ProcessError, SessionError):
             await self._teardown()
             raise
-        info = self.make_agent_info(model=self.model, agent_session_id=self.resume_session_id)
-        await self._queue.put(SessionStarted(agent=info, cwd=launch.cwd))
-        return info
+        return launch
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        await self._await_restart()
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         for att in attachments or ():
             content.append(self._attachment_block(att))
@@ -145,6 +156,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             yield item
 
     async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._await_restart()
         transport = self.transport
         if transport is None:
             return
@@ -277,9 +290,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             self._pending.pop(request_id, None)
 
     # ── reading ──
-    async def _read_loop(self) -> None:
-        transport = self.transport
-        assert transport is not None
+    async def _read_loop(self, transport: ProcessTransport) -> None:
         try:
             async for line in transport.lines():
                 for event in self._on_line(line):
@@ -289,7 +300,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                         await self._error_reply(request_id, error)
                     self._answer_queue.clear()
         finally:
-            await self._finish()
+            await self._finish(transport)
 
     def _on_line(self, line: bytes | OverlongLine) -> list[Event]:
         if isinstance(line, OverlongLine):
@@ -347,9 +358,10 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 }
             )
 
-    async def _finish(self) -> None:
-        transport = self.transport
-        assert transport is not None
+    async def _finish(self, transport: ProcessTransport) -> None:
+        if self._restart_on_exit and not transport.killed_by_us:
+            await self._restart_after_exit(transport)
+            return
         for event in self.parser.finish():
             await self._queue.put(event)
         try:
@@ -375,6 +387,42 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 future.set_exception(failure)
         await self._queue.put(ended)
         await self._queue.put(_END)
+
+    # ── restart (for CLIs whose interrupt ends the process) ──
+    async def _restart_after_exit(self, transport: ProcessTransport) -> None:
+        """The process exited because we interrupted it: end the turn ``cancelled`` and resume."""
+        self._restart_on_exit = False
+        with contextlib.suppress(TimeoutError):
+            await transport.wait(self.stop_grace)
+        failure = ProcessError(
+            f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+        )
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(failure)
+                future.exception()
+        for event in self.parser.cancel_turn():
+            await self._queue.put(event)
+        self._restart_task = asyncio.create_task(self._restart(), name=f"{self.agent_id}-restart")
+
+    async def _restart(self) -> None:
+        request = msgspec.structs.replace(
+            self.launch_request(), resume=self.agent_session_id or self.resume_session_id
+        )
+        try:
+            await self._spawn(request)
+        except (ProtocolError, ProcessError, SessionError) as exc:
+            await self._queue.put(
+                Error(message=f"could not resume after the interrupt: {exc}", fatal=True)
+            )
+            await self._queue.put(SessionEnded(reason=EndReason.FAILED, message=str(exc)))
+            await self._queue.put(_END)
+            raise
+
+    async def _await_restart(self) -> None:
+        task = self._restart_task
+        if task is not None:
+            await asyncio.shield(task)
 
     async def _teardown(self) -> None:
         if self.transport is not None:

@@ -14,10 +14,11 @@ differs, as observed on the real CLI:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import ClassVar
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
 
@@ -92,13 +93,30 @@ class QwenAdapter(StreamJsonAdapter):
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
-    cap_interact = True
+    cap_interact = (
+        False  # no answers reach ask_user_question in stream-json mode (see answer_question)
+    )
 
     provides_models = False
     provides_usage = True
 
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env)
+
+    async def interrupt(self) -> None:
+        """Qwen Code 0.15.10 aborts its whole session on ``interrupt`` and exits (code 130).
+
+        The turn is reported ``cancelled`` and the session continues in a new process resumed
+        with ``--resume <session id>``; the next :meth:`send` waits for it.
+        """
+        self._restart_on_exit = True
+        with contextlib.suppress(ProcessError, ProtocolError):
+            await self._control({"subtype": "interrupt"}, timeout=5.0)
+
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        """Unsupported: in stream-json mode Qwen Code 0.15.10 passes no answers to its
+        ``ask_user_question`` tool (it only forwards ``updatedInput`` as the tool's arguments)."""
+        raise UnsupportedOperation(self.agent_id, "answer_question")
 
     async def set_permission_mode(self, mode: str) -> None:
         await super().set_permission_mode(approval_mode(mode))

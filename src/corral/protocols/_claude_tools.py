@@ -100,14 +100,14 @@ def _unified(path: str, old: str, new: str) -> str:
         difflib.unified_diff(
             old.splitlines(keepends=True),
             new.splitlines(keepends=True),
-            fromfile=f"a/{path}" if old else "/dev/null",
-            tofile=f"b/{path}",
+            fromfile=path if old else "/dev/null",
+            tofile=path,
         )
     )
 
 
 def _patch_to_diff(path: str, hunks: list[Any]) -> str | None:
-    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    out = [f"--- {path}\n", f"+++ {path}\n"]
     for hunk in hunks:
         if not isinstance(hunk, dict) or not isinstance(hunk.get("lines"), list):
             return None

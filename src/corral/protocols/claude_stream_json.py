@@ -116,6 +116,14 @@ class ClaudeStreamParser:
             events.append(TurnCompleted(stop_reason=StopReason.ERROR, error=message))
         return events
 
+    def cancel_turn(self) -> list[Event]:
+        """End the open turn as ``cancelled`` (the CLI died on our interrupt before saying so)."""
+        if not self._turn_open:
+            return []
+        self._turn_open = False
+        self._requests.clear()
+        return [TurnCompleted(stop_reason=StopReason.CANCELLED)]
+
     # ── lines we sent ──
     def feed_sent(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict):

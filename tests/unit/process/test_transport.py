@@ -108,6 +108,9 @@ async def test_tap_sees_both_directions(cleanup: list[ProcessTransport]) -> None
     await t.close_stdin()
     assert await collect(t) == [b"echo:one", b"echo:two"]
     assert seen == [("in", b"one"), ("in", b"two"), ("out", b"echo:one"), ("out", b"echo:two")]
+    await t.wait(5)
+    await t.kill()
+    assert seen[4:] == [("exit", b"0")]  # reaped once, reported once
 
 
 async def test_a_raising_tap_does_not_break_the_stream(cleanup: list[ProcessTransport]) -> None:
