@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -92,6 +92,10 @@ class ClaudeAdapter(StreamJsonAdapter):
 
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env, as_root=_is_root())
+
+    def initialize_request(self) -> dict[str, Any]:
+        # Without forwardSubagentText the CLI keeps a sub-agent's messages to itself.
+        return {"subtype": "initialize", "hooks": None, "forwardSubagentText": True}
 
 
 def _is_root() -> bool:

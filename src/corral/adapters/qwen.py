@@ -88,7 +88,6 @@ class QwenAdapter(StreamJsonAdapter):
     cap_images = True
     cap_image_input = True
     cap_permissions = True
-    cap_subagents = True
     cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True

@@ -68,7 +68,10 @@ _RESULT_SUBTYPES = {
     "error_max_turns": StopReason.MAX_TURNS,
     "error_max_budget_usd": StopReason.MAX_TURNS,
 }
-_SILENT_SYSTEM = frozenset({"hook_started", "hook_progress", "hook_response", "files_persisted"})
+_SILENT_SYSTEM = frozenset(
+    {"hook_started", "hook_progress", "hook_response", "files_persisted", "thinking_tokens"}
+)
+_TASK_SYSTEM = frozenset({"task_started", "task_progress", "task_updated", "task_notification"})
 
 
 class _Call(msgspec.Struct):
@@ -92,6 +95,7 @@ class ClaudeStreamParser:
         self._message_id: str | None = None
         self._requests: dict[str, dict[str, Any]] = {}
         self._denied: set[str] = set()
+        self._tasks: dict[str, str] = {}
         self._turn_open = False
 
     # ── lines from the CLI ──
@@ -204,7 +208,35 @@ class ClaudeStreamParser:
             return [Warning(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)]
         if subtype in _SILENT_SYSTEM:
             return []
+        if subtype in _TASK_SYSTEM:
+            return self._task(obj, subtype)
         return [UnknownEvent(raw=obj, vendor_type=f"system/{subtype}")]
+
+    def _task(self, obj: dict[str, Any], subtype: str) -> list[Event]:
+        """Background tasks and sub-agents: progress of the tool call that started them."""
+        task_id = obj.get("task_id")
+        call_id = obj.get("tool_use_id")
+        if isinstance(task_id, str):
+            if isinstance(call_id, str):
+                self._tasks[task_id] = call_id
+            else:
+                call_id = self._tasks.get(task_id)
+        if subtype == "task_started":
+            status = "running"
+        elif subtype == "task_updated":
+            status = str((obj.get("patch") or {}).get("status") or "running")
+        elif subtype == "task_notification":
+            status = str(obj.get("status") or "completed")
+        else:
+            status = "running"
+        if not isinstance(call_id, str):
+            return [
+                StatusChanged(
+                    status=subtype, message=obj.get("description") or obj.get("summary"), raw=obj
+                )
+            ]
+        title = obj.get("description") if subtype == "task_started" else None
+        return [ToolCallUpdated(call_id=call_id, status=status, title=title, raw=obj)]
 
     def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
         event = obj.get("event") or {}

@@ -243,6 +243,57 @@ SCENARIOS: dict[str, AgentScenario] = {
             requires=("image_input",),
         ),
         AgentScenario(
+            name="thinking",
+            description="The model thinks before it answers (thinking blocks streamed).",
+            model={
+                "name": "thinking",
+                "default": {
+                    "thinking": "Let me think about this.",
+                    "text": "Thought it through.",
+                    "chunks": 2,
+                },
+            },
+            drive=drive_text,
+            requires=("thinking",),
+        ),
+        AgentScenario(
+            name="subagent",
+            description="The model delegates to a sub-agent whose traffic nests under the delegating call.",
+            model={
+                "name": "subagent",
+                "steps": [
+                    {
+                        "name": "delegate",
+                        "match": {"turn": 1},
+                        "reply": {
+                            "tool_calls": [
+                                {
+                                    "name": "Agent",
+                                    "arguments": {
+                                        "description": "Say hi",
+                                        "prompt": "Sub-agent: reply with a greeting.",
+                                        "subagent_type": "general-purpose",
+                                    },
+                                }
+                            ]
+                        },
+                    },
+                    {
+                        "name": "sub",
+                        "match": {"user_text_contains": "Sub-agent"},
+                        "reply": {"text": "Hi from the sub-agent."},
+                    },
+                    {
+                        "name": "done",
+                        "match": {"last_is_tool_result": True},
+                        "reply": {"text": "DONE"},
+                    },
+                ],
+            },
+            drive=drive_text,
+            requires=("subagents",),
+        ),
+        AgentScenario(
             name="usage",
             description="A text answer whose token usage the agent reports.",
             model={
