@@ -38,7 +38,14 @@ def config(*, base_url: str, model: str, api_key: str) -> dict[str, object]:
 
 
 def redirect_family(
-    agent: str, env_prefix: str, *, base_url: str, model: str, api_key: str, home: Path
+    agent: str,
+    env_prefix: str,
+    *,
+    base_url: str,
+    model: str,
+    api_key: str,
+    home: Path,
+    extra_env: dict[str, str] | None = None,
 ) -> Redirection:
     env = home_env(home)
     env[f"{env_prefix}_CONFIG_CONTENT"] = json.dumps(
@@ -46,4 +53,5 @@ def redirect_family(
     )
     for what in _DISABLE:
         env[f"{env_prefix}_DISABLE_{what}"] = "1"
+    env.update(extra_env or {})
     return Redirection(agent=agent, env=env, dirs=(home,))

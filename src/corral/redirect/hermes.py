@@ -6,7 +6,8 @@ custom`` a *loopback* ``model.base_url`` is trusted and ``model.api_key`` is use
 ``OPENAI_API_KEY`` is only sent to OpenAI's own hosts. ``model.default`` names the model; no
 ``--model`` flag should be passed, because an explicit model makes ``-z`` auto-detect a catalogue
 provider instead of the configured one. ``HERMES_HOME`` (``<home>/.hermes``) holds config.yaml and
-``.env``; the remote model catalogue is switched off.
+``.env``; the remote model catalogue is switched off, and ``model.context_length`` is set so
+that Hermes does not look the model up (on the endpoint, then on openrouter.ai).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import yaml
 
 from ._model import Redirection, home_env, v1_url
 
+CONTEXT_LENGTH = 128_000
+
 
 def config(*, base_url: str, model: str, api_key: str) -> dict[str, object]:
     return {
@@ -25,6 +28,9 @@ def config(*, base_url: str, model: str, api_key: str) -> dict[str, object]:
             "base_url": v1_url(base_url),
             "default": model,
             "api_key": api_key,
+            # A known context length skips the probes of the endpoint (/api/v1/models, /api/show,
+            # /v1/models…) and the OpenRouter catalogue download that unknown models trigger.
+            "context_length": CONTEXT_LENGTH,
         },
         "model_catalog": {"enabled": False},
     }
