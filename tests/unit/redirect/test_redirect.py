@@ -64,7 +64,14 @@ ENV_CASES = [
             "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         },
     ),
-    ("kilo", {"KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_AUTOUPDATE": "1"}),
+    (
+        "kilo",
+        {
+            "KILO_DISABLE_MODELS_FETCH": "1",
+            "KILO_DISABLE_AUTOUPDATE": "1",
+            "KILO_TELEMETRY_LEVEL": "off",
+        },
+    ),
     (
         "gemini",
         {
@@ -190,6 +197,7 @@ def test_hermes_config_is_the_bare_custom_provider() -> None:
         "base_url": BASE + "/v1",
         "default": "fake-model",
         "api_key": "k-1",
+        "context_length": 128_000,
     }
     assert config["model_catalog"]["enabled"] is False
     assert "k-1" in r.files[HOME / ".hermes" / ".env"]
