@@ -16,11 +16,18 @@ def manifest_schema() -> dict[str, Any]:
     defs = schema["$defs"]
     manifest = defs["Manifest"]
     manifest["properties"]["$schema"] = {"type": "string"}
+    for key in ("executables", "supportedPlatforms", "supportedApprovalPolicies"):
+        manifest["properties"][key]["uniqueItems"] = True
     # structured-flag: a profile makes the adapter structured, and only a profile does.
     manifest["allOf"] = [
         {
             "if": {
-                "properties": {"streaming": {"properties": {"preferred": {"type": "object"}}}},
+                "properties": {
+                    "streaming": {
+                        "required": ["preferred"],
+                        "properties": {"preferred": {"type": "object"}},
+                    }
+                },
                 "required": ["streaming"],
             },
             "then": {
