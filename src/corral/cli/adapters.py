@@ -226,7 +226,9 @@ def _report_invalid(file: Path, violations: list[Violation], json_output: bool) 
     if json_output:
         print_json({"file": str(file), "valid": False, "violations": violations})
     else:
-        err_console.print(f"[bold red]{file}: {len(violations)} violation(s)[/]", highlight=False)
+        err_console.print(
+            f"[bold red]{file}: {len(violations)} violation(s)[/]", highlight=False, soft_wrap=True
+        )
         for v in violations:
             err_console.print(
                 f"  {v.path or '<manifest>'}  [{v.rule}]  {v.message}",
