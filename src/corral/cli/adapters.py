@@ -19,7 +19,7 @@ from ..registry import (
     CheckResult,
     Registry,
     RegistryEntry,
-    detect_many,
+    detect_entries,
     is_stale,
     last_verify,
     probe,
@@ -148,7 +148,7 @@ def detect_cmd(
     """
     registry = _registry(quiet=json_output)
     entries = [registry.get(i) for i in adapter_ids] if adapter_ids else registry.entries()
-    results = asyncio.run(detect_many([e.manifest for e in entries], timeout=timeout))
+    results = asyncio.run(detect_entries(entries, timeout=timeout))
     if json_output:
         print_json(results)
     else:

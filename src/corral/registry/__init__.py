@@ -15,14 +15,20 @@ from ._lifecycle import (
     verify,
     verify_argv,
 )
-from ._registry import Registry, RegistryEntry, default_ext_dir, load_builtin_manifests
+from ._registry import (
+    Registry,
+    RegistryEntry,
+    default_ext_dir,
+    detect_entries,
+    load_builtin_manifests,
+)
 from ._resolve import (
     ResolvedExecutable,
     current_platform,
     pinned_bin_dirs,
     resolve_executable_path,
 )
-from ._state import VerifyRecord, is_stale, last_verify, record_verify
+from ._state import VerifyRecord, ensure_verified, is_stale, last_verify, record_verify
 
 __all__ = [
     "ADAPTERS_GROUP",
@@ -37,7 +43,9 @@ __all__ = [
     "current_platform",
     "default_ext_dir",
     "detect",
+    "detect_entries",
     "detect_many",
+    "ensure_verified",
     "find_executable",
     "is_stale",
     "last_verify",

@@ -37,6 +37,7 @@ from ._dropins import (
     load_entry_point_adapters,
     manifest_for_class,
 )
+from ._lifecycle import Detection, detect_many
 
 log = logging.getLogger("corral.registry")
 
@@ -229,3 +230,45 @@ class Registry:
         path.unlink(missing_ok=True)
         del self._entries[adapter_id]
         return path
+
+
+async def detect_entries(
+    entries: list[RegistryEntry], *, timeout: float = 15.0, path: str | None = None
+) -> list[Detection]:
+    """Detect each entry, in order.
+
+    A Python adapter that overrides ``detect()`` answers for itself (seed 003: detection lives on
+    the adapter class); every other entry goes through :func:`detect` on its manifest.
+    """
+    own = {i for i, e in enumerate(entries) if _detects_itself(e)}
+    by_manifest = iter(
+        await detect_many(
+            [e.manifest for i, e in enumerate(entries) if i not in own], timeout=timeout, path=path
+        )
+    )
+    out: list[Detection] = []
+    for i, entry in enumerate(entries):
+        out.append(await _class_detect(entry, timeout) if i in own else next(by_manifest))
+    return out
+
+
+def _detects_itself(entry: RegistryEntry) -> bool:
+    cls = entry.adapter_class
+    return cls is not None and any(
+        "detect" in vars(k) for k in cls.__mro__ if k is not BaseAdapter and k is not object
+    )
+
+
+async def _class_detect(entry: RegistryEntry, timeout: float) -> Detection:
+    assert entry.adapter_class is not None
+    found = await entry.adapter_class.detect(timeout=timeout)
+    if found is None:
+        return Detection(adapter_id=entry.id, status="missing")
+    return Detection(
+        adapter_id=entry.id,
+        status="installed",
+        executable=entry.adapter_class.cli_binary,
+        path=found.path,
+        source="adapter-class",
+        version=found.version,
+    )

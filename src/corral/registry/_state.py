@@ -14,7 +14,7 @@ import msgspec
 
 from .._paths import home_dir
 from ..manifests import Manifest, profile_hash
-from ._lifecycle import CheckResult
+from ._lifecycle import CheckResult, verify
 
 
 class VerifyRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,3 +67,13 @@ def is_stale(manifest: Manifest, *, home: Path | None = None) -> bool:
     """True unless the last verification passed for exactly the current structured profile."""
     record = last_verify(manifest.id, home=home)
     return record is None or not record.ok or record.profile_hash != profile_hash(manifest)
+
+
+async def ensure_verified(
+    manifest: Manifest, *, home: Path | None = None, settle: float = 3.0
+) -> VerifyRecord:
+    """The launch path's gate: re-verify (and record) when stale, else return the last record."""
+    record = last_verify(manifest.id, home=home)
+    if record is not None and not is_stale(manifest, home=home):
+        return record
+    return record_verify(manifest, await verify(manifest, settle=settle), home=home)

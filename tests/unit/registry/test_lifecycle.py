@@ -20,6 +20,7 @@ from corral.registry import (
     Registry,
     detect,
     detect_many,
+    ensure_verified,
     is_stale,
     last_verify,
     probe,
@@ -225,3 +226,16 @@ async def test_failed_verify_stays_stale() -> None:
 )
 def test_repair_command(extra: dict[str, Any], expected: list[str] | None) -> None:
     assert repair_command(_manifest("x", **extra)) == expected
+
+
+async def test_ensure_verified_reverifies_only_when_stale() -> None:
+    m = _builtin("example-plain-stdin")
+    first = await ensure_verified(m, settle=0.2)
+    assert first.ok
+    again = await ensure_verified(m, settle=0.2)
+    assert again == first  # not stale: the record is reused, nothing is launched
+    data = m.to_json()
+    data["streaming"]["preferred"]["launchCommand"] = "cat -u"
+    changed = await ensure_verified(parse_manifest(data), settle=0.2)
+    assert changed.checked_at > first.checked_at
+    assert changed.profile_hash != first.profile_hash

@@ -15,7 +15,7 @@ import pytest
 from corral.adapters.base import BaseAdapter
 from corral.errors import AdapterContractError, AdapterNotFoundError, ConfigError, ManifestError
 from corral.manifests import PROTOCOLS, manifest_schema
-from corral.registry import DRIVERS_GROUP, Registry, load_builtin_manifests
+from corral.registry import DRIVERS_GROUP, Registry, detect_entries, load_builtin_manifests
 
 BUILTIN_IDS = {
     "claude-code",
@@ -358,3 +358,35 @@ def test_drivers_seam_maps_protocols_to_classes(caplog: pytest.LogCaptureFixture
     assert len([r for r in caplog.records if "skipping driver" in r.message]) == 2
     # no driver is installed yet: the real entry points give None, never an error
     assert Registry().adapter_class("claude-code") is None
+
+
+# ── detection through the registry ──
+
+SELF_DETECTING = (
+    GOOD_ADAPTER.replace("echo-dropin", "self-detecting")
+    + """
+    @classmethod
+    async def detect(cls, *, timeout=10.0):
+        from corral.adapters.base import DetectedAgent
+        return DetectedAgent(agent_id=cls.agent_id, path="http://127.0.0.1:1/health", version="4.5.6")
+"""
+)
+
+
+async def test_detect_entries_lets_an_adapter_class_detect_itself(tmp_path: Path) -> None:
+    ext = tmp_path / "ext"
+    _write(ext, "self_detecting.py", SELF_DETECTING)
+    _write(ext, "good.py", GOOD_ADAPTER)
+    registry = Registry(ext_dir=ext, entry_points=no_entry_points)
+    entries = [
+        registry.get("self-detecting"),
+        registry.get("echo-dropin"),
+        registry.get("example-plain-stdin"),
+    ]
+    results = await detect_entries(entries)
+    assert [(r.adapter_id, r.status, r.source) for r in results] == [
+        ("self-detecting", "installed", "adapter-class"),
+        ("echo-dropin", "installed", "path"),
+        ("example-plain-stdin", "installed", "path"),
+    ]
+    assert results[0].version == "4.5.6"
