@@ -47,7 +47,11 @@ def _registry(quiet: bool = False) -> Registry:
     registry = Registry()
     if not quiet:
         for problem in registry.problems:
-            err_console.print(f"[yellow]warning:[/] skipped {problem.origin}: {problem.message}")
+            err_console.print(
+                f"[yellow]warning:[/] skipped {problem.origin}: {problem.message}",
+                highlight=False,
+                soft_wrap=True,
+            )
     return registry
 
 

@@ -275,3 +275,18 @@ def test_script_detects_pinned_claude_on_path(tmp_path: Path) -> None:
     assert by_id["claude-code"]["path"] == str(bin_dir / "claude")
     assert by_id["codex"]["status"] == "missing"
     assert result.returncode == 1  # codex was asked for and is missing
+
+
+def test_list_reports_skipped_dropins(capsys, monkeypatch, tmp_path) -> None:
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    (ext / "broken.py").write_text("def oops(:\n")
+    monkeypatch.setenv("CORRAL_EXT_ADAPTERS_DIR", str(ext))
+    code, data = run_json(capsys, monkeypatch, "adapters", "list")
+    assert code == 0
+    assert [Path(p["origin"]).name for p in data["problems"]] == ["broken.py"]
+    assert "SyntaxError" in data["problems"][0]["message"]
+    code, _, err = run(capsys, monkeypatch, "adapters", "list")
+    assert code == 0
+    assert "skipped" in err
+    assert "broken.py" in err
