@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError, ManifestError
@@ -48,7 +49,7 @@ def _registry(quiet: bool = False) -> Registry:
     if not quiet:
         for problem in registry.problems:
             err_console.print(
-                f"[yellow]warning:[/] skipped {problem.origin}: {problem.message}",
+                f"[yellow]warning:[/] skipped {escape(problem.origin)}: {escape(problem.message)}",
                 highlight=False,
                 soft_wrap=True,
             )
@@ -88,8 +89,8 @@ def list_(json_output: bool = JSON_OPTION) -> None:
         table.add_column(column)
     for r in rows:
         table.add_row(
-            r["id"],
-            r["displayName"],
+            escape(r["id"]),
+            escape(r["displayName"]),
             r["source"],
             r["protocol"] or "[dim]shell only[/]",
             r["promptDelivery"] or "",
@@ -119,18 +120,22 @@ def show(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> None:
         return
     table = Table.grid(padding=(0, 2))
     for key in ("id", "displayName", "source", "origin", "protocol", "promptDelivery", "driver"):
-        table.add_row(f"[bold]{key}[/]", str(info[key]))
+        table.add_row(f"[bold]{key}[/]", escape(str(info[key])))
     table.add_row(
         "[bold]capabilities[/]",
         f"{', '.join(info['capabilities']) or 'none'} (from {info['capabilitySource']})",
     )
-    table.add_row("[bold]adapter class[/]", str(info["adapterClass"] or "none registered yet"))
-    table.add_row("[bold]launch[/]", entry.manifest.launch_command)
+    table.add_row(
+        "[bold]adapter class[/]", escape(str(info["adapterClass"] or "none registered yet"))
+    )
+    table.add_row("[bold]launch[/]", escape(entry.manifest.launch_command))
     if entry.manifest.structured:
-        table.add_row("[bold]structured launch[/]", entry.manifest.structured.launch_command)
-    table.add_row("[bold]setup hint[/]", entry.manifest.setup_hint)
+        table.add_row(
+            "[bold]structured launch[/]", escape(entry.manifest.structured.launch_command)
+        )
+    table.add_row("[bold]setup hint[/]", escape(entry.manifest.setup_hint))
     repair = info["repairCommand"]
-    table.add_row("[bold]repair[/]", " ".join(repair) if repair else "—")
+    table.add_row("[bold]repair[/]", escape(" ".join(repair)) if repair else "—")
     verified = (
         "never"
         if record is None
@@ -163,9 +168,13 @@ def detect_cmd(
         for d in results:
             status = "[green]installed[/]" if d.status == "installed" else "[red]missing[/]"
             if d.error:
-                status += f" [yellow]({d.error})[/]"
+                status += f" [yellow]({escape(d.error)})[/]"
             table.add_row(
-                d.adapter_id, status, d.version or "", d.path or "", " ".join(d.repair or [])
+                d.adapter_id,
+                status,
+                d.version or "",
+                escape(d.path or ""),
+                escape(" ".join(d.repair or [])),
             )
         console.print(table)
     if adapter_ids and any(d.status == "missing" for d in results):
@@ -178,11 +187,11 @@ def _print_check(result: CheckResult, json_output: bool) -> None:
     else:
         mark = "[green]ok[/]" if result.ok else "[red]FAILED[/]"
         console.print(
-            f"{result.step} {result.adapter_id}: {mark} — {result.detail}", highlight=False
+            f"{result.step} {result.adapter_id}: {mark} — {escape(result.detail)}", highlight=False
         )
         if result.argv:
             console.print(
-                f"  command: {' '.join(result.argv)}  (attempts: {result.attempts})",
+                f"  command: {escape(' '.join(result.argv))}  (attempts: {result.attempts})",
                 highlight=False,
             )
         if result.output_tail:
