@@ -162,3 +162,54 @@ def test_websocket_upgrade_is_refused_quickly(fake: FakeModelServer, client: htt
     assert fake.requests.last().endpoint == "websocket-refused"
     # The connection stays usable for the POST fallback.
     assert client.post("/v1/responses", json=body(stream=False)).status_code == 200
+
+
+def test_write_without_write_tool_falls_back_to_shell(
+    fake: FakeModelServer, client: httpx.Client
+) -> None:
+    # Codex advertises no write tool: writing goes through exec_command.
+    fake.set_scenario("write-file")
+    data = client.post("/v1/responses", json=body(stream=False)).json()
+    item = data["output"][0]
+    assert item["name"] == "exec_command"
+    assert json.loads(item["arguments"]) == {"cmd": "printf '%s' hi > /tmp/codex-repo/hello.txt"}
+
+
+def test_write_prefers_apply_patch_when_advertised(
+    fake: FakeModelServer, client: httpx.Client
+) -> None:
+    fake.set_scenario("write-file")
+    tools = [
+        *responses_tools(CODEX_TOOLS),
+        {"type": "custom", "name": "apply_patch", "format": {"type": "grammar"}},
+    ]
+    data = client.post("/v1/responses", json=body(stream=False, tools=tools)).json()
+    item = data["output"][0]
+    assert item["type"] == "custom_tool_call"
+    assert item["name"] == "apply_patch"
+    assert item["input"] == (
+        "*** Begin Patch\n*** Add File: /tmp/codex-repo/hello.txt\n+hi\n*** End Patch\n"
+    )
+
+
+def test_code_mode_exec_tool(fake: FakeModelServer, client: httpx.Client) -> None:
+    fake.set_scenario("write-file")
+    lite = body(stream=False, tools=[])
+    lite["input"].insert(
+        0,
+        {
+            "type": "additional_tools",
+            "tools": [
+                {
+                    "type": "namespace",
+                    "name": "functions",
+                    "tools": [{"type": "custom", "name": "exec", "format": {"type": "text"}}],
+                }
+            ],
+        },
+    )
+    item = client.post("/v1/responses", json=lite).json()["output"][0]
+    assert item["type"] == "custom_tool_call"
+    assert item["input"] == (
+        "await tools.exec_command({cmd: \"printf '%s' hi > /tmp/codex-repo/hello.txt\"});\n"
+    )

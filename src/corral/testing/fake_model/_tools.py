@@ -7,8 +7,10 @@ tool's JSON schema (``file_path`` / ``filePath`` / ``path``; ``command`` as a st
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
+import shlex
 from typing import Any
 
 from ._scenario import Capability, ToolCallSpec
@@ -49,7 +51,6 @@ _ALIASES: dict[str, tuple[str, ...]] = {
         "file",
         "filename",
         "target_file",
-        "dir_path",
     ),
     "content": ("content", "contents", "file_text", "text"),
     "command": ("command", "cmd", "commands", "script"),
@@ -60,6 +61,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "label": ("label",),
     "description": ("description",),
     "id": ("id",),
+    "patch": ("input", "patch"),
 }
 
 # Regexes that find the client's working directory in its system prompt, one per CLI family.
@@ -109,16 +111,72 @@ def resolve_call(
         return tool, dict(spec.arguments or {})
     if spec.capability is None:
         return None
+    values = _semantic_values(spec, request, cwd_override)
     tool = pick_tool(spec.capability, request.tools)
     if tool is None:
-        return None
-    values = _semantic_values(spec, request, cwd_override)
+        return _fallback(spec.capability, request.tools, values)
     if tool.freeform:
         return tool, str(values.get("command") or values.get("content") or "")
     arguments = _fill_object(tool.schema, values)
     if spec.arguments:
         arguments.update(spec.arguments)
     return tool, arguments
+
+
+def _fallback(
+    capability: Capability, tools: list[ToolInfo], values: dict[str, Any]
+) -> tuple[ToolInfo, Any] | None:
+    """No dedicated tool: write/edit through ``apply_patch``, else write/read through the shell.
+
+    Codex, for one, advertises neither a write tool nor (in some builds) ``apply_patch``; with a
+    known model name it offers only a freeform JavaScript ``exec`` tool ("code mode").
+    """
+    patch_tool = next((t for t in tools if t.name == "apply_patch"), None)
+    patch = _patch(capability, values)
+    if patch_tool is not None and patch is not None:
+        if patch_tool.freeform:
+            return patch_tool, patch
+        return patch_tool, _fill_object(patch_tool.schema, {"patch": patch})
+    command = _shell_equivalent(capability, values)
+    if command is None:
+        return None
+    shell = pick_tool("shell", tools)
+    if shell is not None:
+        if shell.freeform:
+            return shell, command
+        shell_values = {"command": command, "description": "Run a command"}
+        return shell, _fill_object(shell.schema, shell_values)
+    code_mode = next((t for t in tools if t.name == "exec" and t.freeform), None)
+    if code_mode is not None:
+        return code_mode, f"await tools.exec_command({{cmd: {json.dumps(command)}}});\n"
+    return None
+
+
+def _patch(capability: Capability, values: dict[str, Any]) -> str | None:
+    path = values.get("path")
+    if path is None:
+        return None
+    if capability == "write_file":
+        lines = str(values.get("content", "")).split("\n")
+        body = "".join(f"+{line}\n" for line in lines)
+        return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
+    if capability == "edit":
+        old = "".join(f"-{line}\n" for line in str(values.get("old", "")).split("\n"))
+        new = "".join(f"+{line}\n" for line in str(values.get("new", "")).split("\n"))
+        return f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{new}*** End Patch\n"
+    return None
+
+
+def _shell_equivalent(capability: Capability, values: dict[str, Any]) -> str | None:
+    path = values.get("path")
+    if path is None:
+        return None
+    if capability == "write_file":
+        content = shlex.quote(str(values.get("content", "")))
+        return f"printf '%s' {content} > {shlex.quote(str(path))}"
+    if capability == "read":
+        return f"cat {shlex.quote(str(path))}"
+    return None
 
 
 def _semantic_values(
