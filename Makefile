@@ -34,7 +34,7 @@ unit: $(STAMP)
 realcli: $(STAMP) agents
 	$(BIN)/python scripts/run_pytest.py tests -m realcli
 
-test: $(STAMP) lint typecheck agents
+test: $(STAMP) lint typecheck
 	$(BIN)/python scripts/run_pytest.py tests
 
 bench: $(STAMP)

@@ -8,6 +8,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── AdapterError
     │   ├── AdapterNotFoundError   no adapter with that id (.adapter_id)
     │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
+    │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
     │   └── DetectionError         detect / probe / verify failed (.adapter_id, .step)
     ├── SpawnError                 a process could not be started (.argv)
     ├── ProcessError               a process failed (.exit_code, .stderr)
@@ -63,6 +64,15 @@ class AdapterNotFoundError(AdapterError):
 
 class AdapterContractError(AdapterError, TypeError):
     """An adapter class breaks the BaseAdapter contract (also a ``TypeError``)."""
+
+
+class UnsupportedOperation(AdapterError):
+    """The adapter does not support this operation; its capabilities say so."""
+
+    def __init__(self, adapter_id: str, operation: str) -> None:
+        super().__init__(f"{adapter_id} does not support {operation}")
+        self.adapter_id = adapter_id
+        self.operation = operation
 
 
 class DetectionError(AdapterError):

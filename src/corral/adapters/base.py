@@ -7,6 +7,10 @@ A subclass implements four coroutines::
     stream() -> AsyncIterator[Event]    the normalized events; every turn ends with TurnCompleted
     stop()                              end the session cleanly
 
+``stream()`` may either run for the whole session or end after each turn (seed 003's minimal
+adapter does the latter); consumers read it through :func:`iter_events`, which calls it again
+until a ``SessionEnded`` event arrives, so both styles work.
+
 Capabilities are class attributes (``cap_*``). The two optional surfaces, ``provides_models`` and
 ``provides_usage``, must be set to ``True`` or ``False`` explicitly. The contract is checked when
 the class is *defined*: a subclass that misses a declaration raises ``TypeError`` at once, so an
@@ -14,7 +18,8 @@ adapter can never silently inherit an empty implementation. Intermediate bases t
 adapters themselves pass ``abstract=True`` in the class statement.
 
 ``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
-``binary``, ``resume_session_id``, ``on_session_id`` and ``effort`` (see :func:`construct`).
+``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env`` and ``extra_args``
+(see :func:`construct`).
 """
 
 from __future__ import annotations
@@ -29,13 +34,25 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..errors import AdapterContractError
-from ..events import AgentInfo, Capabilities, Event
+from ..errors import AdapterContractError, UnsupportedOperation
+from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
-INIT_KWARGS = ("cwd", "model", "binary", "resume_session_id", "on_session_id", "effort")
-"""The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares."""
+INIT_KWARGS = (
+    "cwd",
+    "model",
+    "binary",
+    "resume_session_id",
+    "on_session_id",
+    "effort",
+    "env",
+    "extra_args",
+)
+"""The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares.
+
+The first six are seed 003's. corral adds ``env`` (extra environment for the agent process, e.g.
+endpoint redirection from ``corral.redirect``) and ``extra_args`` (argv additions)."""
 
 UNIVERSAL_SLASH_COMMANDS: tuple[str, ...] = ("/status", "/stop", "/model")
 """Commands corral itself answers for every session, listed before the agent's own."""
@@ -124,6 +141,33 @@ class BaseAdapter:
 
     async def stop(self) -> None:
         raise NotImplementedError
+
+    # ── interaction: optional; the default says "unsupported" (capabilities tell which work) ──
+    async def interrupt(self) -> None:
+        """Stop the current turn; the turn ends with ``TurnCompleted(stop_reason=cancelled)``."""
+        raise UnsupportedOperation(self.agent_id, "interrupt")
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        """Answer an ``ApprovalRequested`` event."""
+        raise UnsupportedOperation(self.agent_id, "respond_approval")
+
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        """Answer a ``QuestionAsked`` event (question text → answer)."""
+        raise UnsupportedOperation(self.agent_id, "answer_question")
+
+    async def set_model(self, model: str) -> None:
+        raise UnsupportedOperation(self.agent_id, "set_model")
+
+    async def set_permission_mode(self, mode: str) -> None:
+        raise UnsupportedOperation(self.agent_id, "set_permission_mode")
 
     # ── optional surfaces ──
     async def list_models(self) -> list[str]:
@@ -256,3 +300,17 @@ def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:
 
 
 SessionIdCallback = Callable[[str], None]
+
+
+async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
+    """Every event of the session, across turns, until (and including) ``SessionEnded``."""
+    while True:
+        produced = False
+        async for event in adapter.stream():
+            produced = True
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+        if not produced:
+            # A stream that ends at once and keeps ending would spin; yield control at least.
+            await asyncio.sleep(0.01)

@@ -22,13 +22,14 @@ def print_json(value: Any) -> None:
     """Write ``value`` as JSON on stdout (msgspec structs and pydantic models included)."""
     if hasattr(value, "model_dump"):
         value = value.model_dump(mode="json")
-    sys.stdout.write(json.dumps(msgspec.to_builtins(value), indent=2, default=str) + "\n")
+    sys.stdout.write(json.dumps(msgspec.json.decode(msgspec.json.encode(value)), indent=2) + "\n")
 
 
 def run_guarded(app: typer.Typer) -> int:
     """Run the Typer app, turning corral errors into a message and their exit code."""
     try:
-        app(standalone_mode=False)
+        # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising.
+        rc = app(standalone_mode=False)
     except CorralError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return exc.exit_code
@@ -46,4 +47,4 @@ def run_guarded(app: typer.Typer) -> int:
             exc.show()
             return exc.exit_code
         raise
-    return 0
+    return rc if isinstance(rc, int) else 0

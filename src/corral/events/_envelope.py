@@ -59,8 +59,8 @@ def encode(value: Event | Envelope) -> bytes:
 
 
 def to_builtins(value: Event | Envelope) -> Any:
-    """Plain dicts/lists for an event or an envelope (what ``encode`` would write)."""
-    return msgspec.to_builtins(value)
+    """Plain JSON values (dicts, lists, str…) for an event or an envelope: ``encode``, decoded."""
+    return msgspec.json.decode(_encoder.encode(value))
 
 
 def event_from_builtins(obj: Any) -> Event:

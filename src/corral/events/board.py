@@ -45,7 +45,7 @@ BoardKind = Literal[
 
 
 class BoardEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    v: Literal[1] = 1
+    v: Literal[1]
     session: str
     kind: BoardKind
     summary: str
@@ -121,6 +121,7 @@ class BoardProjector:
         running: bool | None = None,
     ) -> BoardEvent:
         return BoardEvent(
+            v=1,
             session=session,
             kind=kind,
             summary=summary,
