@@ -40,7 +40,7 @@ HEADLESS: dict[str, tuple[list[str], list[str], float]] = {
 }
 
 
-@pytest.mark.parametrize("agent", list(HEADLESS))
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in HEADLESS])
 @pytest.mark.timeout(200)
 def test_headless_write_file(
     agent: str,
