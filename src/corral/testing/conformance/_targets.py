@@ -32,7 +32,22 @@ class TargetSpec:
     turn_timeout: float = 60.0
 
 
-SPECS: dict[str, TargetSpec] = {}
+SPECS: dict[str, TargetSpec] = {
+    spec.agent: spec
+    for spec in [
+        TargetSpec("claude", "corral.adapters.claude:ClaudeAdapter", "claude"),
+        TargetSpec("qwen", "corral.adapters.qwen:QwenAdapter", "qwen"),
+        TargetSpec("codex", "corral.adapters.codex:CodexAdapter", "codex"),
+        TargetSpec("codex-exec", "corral.adapters.codex:CodexExecAdapter", "codex"),
+        TargetSpec("gemini", "corral.adapters.gemini:GeminiAdapter", "gemini"),
+        TargetSpec("qwen-acp", "corral.adapters.qwen_acp:QwenAcpAdapter", "qwen"),
+        TargetSpec("opencode-acp", "corral.adapters.opencode_acp:OpenCodeAcpAdapter", "opencode"),
+        TargetSpec("hermes", "corral.adapters.hermes:HermesAdapter", "hermes"),
+        TargetSpec("opencode", "corral.adapters.opencode:OpenCodeAdapter", "opencode"),
+        TargetSpec("pi", "corral.adapters.pi:PiAdapter", "pi"),
+    ]
+}
+"""Every built-in target. A driver fills in its own entry (approval_init, unsupported, timeout)."""
 
 
 def register(spec: TargetSpec) -> None:
