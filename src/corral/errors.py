@@ -13,6 +13,8 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── SpawnError                 a process could not be started (.argv)
     ├── ProcessError               a process failed (.exit_code, .stderr)
     ├── ProtocolError              bad bytes on the wire (.line)
+    │   ├── JsonRpcError           a JSON-RPC peer answered with an error (.code, .data)
+    │   └── RequestTimeout         a request got no answer in time (.method, .timeout); also TimeoutError
     ├── SessionError               a session operation failed (.session_id)
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
     │   └── QueueFullError         the bounded queue is full (.limit)
@@ -100,6 +102,25 @@ class ProtocolError(CorralError):
     def __init__(self, message: str, line: bytes | str | None = None) -> None:
         super().__init__(message)
         self.line = line
+
+
+class JsonRpcError(ProtocolError):
+    """A JSON-RPC error object, received from a peer or about to be sent to one."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"JSON-RPC error {code}: {message}")
+        self.code = code
+        self.rpc_message = message
+        self.data = data
+
+
+class RequestTimeout(ProtocolError, TimeoutError):
+    """A request to an agent got no answer within its timeout."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"no answer to {method!r} within {timeout:g}s")
+        self.method = method
+        self.timeout = timeout
 
 
 class SessionError(CorralError):
