@@ -87,7 +87,13 @@ def list_(json_output: bool = JSON_OPTION, prefix: Path | None = PREFIX_OPTION) 
     if json_output:
         print_json(rows)
         return
-    table = Table("agent", "package", "pinned", "installed", "verified", "path")
+    table = Table()
+    table.add_column("agent", no_wrap=True)
+    table.add_column("package", overflow="fold")
+    table.add_column("pinned", no_wrap=True)
+    table.add_column("installed", no_wrap=True)
+    table.add_column("verified", no_wrap=True)
+    table.add_column("path", overflow="fold")
     for row in rows:
         installed = row.installed or "-"
         if row.installed and row.installed != row.pinned:
