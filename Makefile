@@ -34,7 +34,7 @@ unit: $(STAMP)
 realcli: $(STAMP) agents
 	$(BIN)/python scripts/run_pytest.py tests -m realcli
 
-test: $(STAMP) lint typecheck
+test: $(STAMP) lint typecheck agents
 	$(BIN)/python scripts/run_pytest.py tests
 
 bench: $(STAMP)

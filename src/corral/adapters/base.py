@@ -7,6 +7,10 @@ A subclass implements four coroutines::
     stream() -> AsyncIterator[Event]    the normalized events; every turn ends with TurnCompleted
     stop()                              end the session cleanly
 
+``stream()`` may either run for the whole session or end after each turn (seed 003's minimal
+adapter does the latter); consumers read it through :func:`iter_events`, which calls it again
+until a ``SessionEnded`` event arrives, so both styles work.
+
 Capabilities are class attributes (``cap_*``). The two optional surfaces, ``provides_models`` and
 ``provides_usage``, must be set to ``True`` or ``False`` explicitly. The contract is checked when
 the class is *defined*: a subclass that misses a declaration raises ``TypeError`` at once, so an
@@ -31,7 +35,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from ..errors import AdapterContractError, UnsupportedOperation
-from ..events import AgentInfo, ApprovalDecision, Capabilities, Event
+from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -296,3 +300,17 @@ def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:
 
 
 SessionIdCallback = Callable[[str], None]
+
+
+async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
+    """Every event of the session, across turns, until (and including) ``SessionEnded``."""
+    while True:
+        produced = False
+        async for event in adapter.stream():
+            produced = True
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+        if not produced:
+            # A stream that ends at once and keeps ending would spin; yield control at least.
+            await asyncio.sleep(0.01)

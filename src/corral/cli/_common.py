@@ -28,7 +28,8 @@ def print_json(value: Any) -> None:
 def run_guarded(app: typer.Typer) -> int:
     """Run the Typer app, turning corral errors into a message and their exit code."""
     try:
-        app(standalone_mode=False)
+        # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising.
+        rc = app(standalone_mode=False)
     except CorralError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return exc.exit_code
@@ -46,4 +47,4 @@ def run_guarded(app: typer.Typer) -> int:
             exc.show()
             return exc.exit_code
         raise
-    return 0
+    return rc if isinstance(rc, int) else 0

@@ -1,0 +1,137 @@
+"""Where a pinned CLI lives on disk, and how to tell that it is installed.
+
+Layout (one directory per agent and version, so two versions never collide)::
+
+    <root>/<name>/<version>/                  root: --prefix, $CORRAL_AGENTS_DIR or cache_dir()/agents
+        node_modules/.bin/<bin>               npm pins (an npm --prefix dir)
+        venv/bin/<bin>                        pypi pins (a virtualenv)
+        install.log                           the installer's output
+        .corral-installed.json                written only after a verified install
+
+A directory without the marker is either half-installed (a crash: redo it) or laid out by hand
+or by an older corral (adopt it once the package metadata and ``--version`` agree with the pin).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import msgspec
+
+from .._paths import cache_dir
+from ._pins import Pin, platform_tag
+
+MARKER = ".corral-installed.json"
+_EXEC_MAGIC = (b"#!", b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
+
+
+class Marker(msgspec.Struct, frozen=True, kw_only=True):
+    """What the marker file records about a finished install."""
+
+    name: str
+    package: str
+    version: str
+    binary: str
+    version_output: str
+    installed_at: str
+    seconds: float
+
+
+def agents_root(prefix: Path | str | None = None) -> Path:
+    """Root of the agent installs: ``prefix``, else ``$CORRAL_AGENTS_DIR``, else the cache dir."""
+    if prefix is not None:
+        return Path(prefix)
+    env = os.environ.get("CORRAL_AGENTS_DIR")
+    return Path(env) if env else cache_dir() / "agents"
+
+
+def install_dir(pin: Pin, root: Path) -> Path:
+    return root / pin.name / pin.version
+
+
+def _bin_dir(pin: Pin, directory: Path) -> Path:
+    if pin.registry == "pypi":
+        return directory / "venv" / ("Scripts" if sys.platform == "win32" else "bin")
+    return directory / "node_modules" / ".bin"
+
+
+def _is_real_executable(path: Path) -> bool:
+    """True for a runnable file; False for npm's no-shebang placeholder stubs."""
+    try:
+        if not path.is_file() or not os.access(path, os.X_OK):
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return False
+    return head.startswith(_EXEC_MAGIC)
+
+
+def find_binary(pin: Pin, directory: Path, bin_name: str | None = None) -> Path | None:
+    """The runnable ``bin_name`` (default: the agent's own bin) inside one install dir, if any.
+
+    When npm skipped install scripts, claude's and opencode's ``bin/*.exe`` stay placeholders;
+    then the binary inside the platform package (``fallback`` in pins.toml) is used instead.
+    """
+    name = bin_name or pin.bin
+    candidate = _bin_dir(pin, directory) / name
+    if _is_real_executable(candidate):
+        return candidate
+    if name == pin.bin:
+        for pattern in pin.fallback:
+            path = directory / pattern.format(platform=platform_tag())
+            if _is_real_executable(path):
+                return path
+    return None
+
+
+def installed_version(pin: Pin, directory: Path) -> str | None:
+    """The package version the install dir holds, from package metadata (no process started)."""
+    if pin.registry == "npm":
+        meta = directory / "node_modules" / pin.package / "package.json"
+        try:
+            version = json.loads(meta.read_text("utf-8")).get("version")
+        except (OSError, ValueError):
+            return None
+        return version if isinstance(version, str) else None
+    normalized = pin.package.replace("-", "_").lower()
+    for site in (directory / "venv").glob("lib*/python*/site-packages"):
+        for dist in site.glob("*.dist-info"):
+            dist_name, _, version = dist.name[: -len(".dist-info")].rpartition("-")
+            if dist_name.replace("-", "_").lower() == normalized:
+                return version
+    return None
+
+
+def read_marker(pin: Pin, directory: Path) -> Marker | None:
+    """The marker of a finished install of exactly this pin, or ``None``."""
+    try:
+        marker = msgspec.json.decode((directory / MARKER).read_bytes(), type=Marker)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if (marker.name, marker.package, marker.version) != (pin.name, pin.package, pin.version):
+        return None
+    return marker
+
+
+def write_marker(directory: Path, marker: Marker) -> None:
+    tmp = directory / (MARKER + ".tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(marker)))
+    tmp.replace(directory / MARKER)
+
+
+def locate_in(pin: Pin, root: Path) -> Path | None:
+    """The pinned binary under ``root`` when that install looks complete, else ``None``."""
+    directory = install_dir(pin, root)
+    if read_marker(pin, directory) is None and installed_version(pin, directory) != pin.version:
+        return None
+    return find_binary(pin, directory)
+
+
+def which(name: str) -> Path | None:
+    found = shutil.which(name)
+    return Path(found) if found else None

@@ -1,0 +1,56 @@
+"""``corral conformance`` — run the conformance scenarios on the pinned real CLIs."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from ._common import JSON_OPTION, console, err_console, print_json
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("conformance")
+    def conformance(
+        agents: list[str] = typer.Argument(None, help="Agents to test (default: every target)."),
+        scenario: list[str] = typer.Option(
+            None, "--scenario", "-s", help="Run only these scenarios (repeatable)."
+        ),
+        write_docs: Path | None = typer.Option(
+            None, "--write-docs", help="Also write the Markdown matrix to this file."
+        ),
+        as_json: bool = JSON_OPTION,
+    ) -> None:
+        """Run conformance scenarios and print the capability matrix.
+
+        Exit code 1 when a scenario fails or an agent is missing.
+        """
+        from ..testing.conformance import Outcome, compatibility_markdown, run_conformance
+        from ..testing.conformance._targets import builtin_targets
+
+        targets, missing = builtin_targets(list(agents) if agents else None)
+        for name, why in missing.items():
+            err_console.print(f"[yellow]{name}[/]: {why}")
+
+        def show(r: object) -> None:
+            if not as_json:
+                from ..testing.conformance import ScenarioResult
+
+                assert isinstance(r, ScenarioResult)
+                colour = {"pass": "green", "fail": "red"}.get(r.outcome.value, "yellow")
+                reason = f" — {r.reason}" if r.reason else ""
+                console.print(
+                    f"{r.agent:10} {r.scenario:18} [{colour}]{r.outcome.value}[/]"
+                    f" ({r.seconds:.1f} s){reason}",
+                    highlight=False,
+                )
+
+        results = asyncio.run(run_conformance(targets, scenario or None, on_result=show))
+        if as_json:
+            print_json({"results": results, "missing": missing})
+        if write_docs is not None:
+            write_docs.write_text(compatibility_markdown(results))
+            err_console.print(f"wrote {write_docs}")
+        failed = any(r.outcome is Outcome.FAIL for r in results)
+        raise typer.Exit(1 if failed or missing else 0)

@@ -1,0 +1,61 @@
+"""The adapter registry, executable resolution and the detect → probe → verify → repair lifecycle.
+
+See ``docs/adapters.md``. Built-in manifests ship as JSON in ``corral/registry/builtin/``.
+"""
+
+from ._dropins import ADAPTERS_GROUP, DRIVERS_GROUP, LoadProblem, manifest_for_class
+from ._lifecycle import (
+    CheckResult,
+    Detection,
+    detect,
+    detect_many,
+    find_executable,
+    probe,
+    repair_command,
+    verify,
+    verify_argv,
+)
+from ._registry import (
+    Registry,
+    RegistryEntry,
+    default_ext_dir,
+    detect_entries,
+    load_builtin_manifests,
+)
+from ._resolve import (
+    ResolvedExecutable,
+    current_platform,
+    pinned_bin_dirs,
+    resolve_executable_path,
+)
+from ._state import VerifyRecord, ensure_verified, is_stale, last_verify, record_verify
+
+__all__ = [
+    "ADAPTERS_GROUP",
+    "DRIVERS_GROUP",
+    "CheckResult",
+    "Detection",
+    "LoadProblem",
+    "Registry",
+    "RegistryEntry",
+    "ResolvedExecutable",
+    "VerifyRecord",
+    "current_platform",
+    "default_ext_dir",
+    "detect",
+    "detect_entries",
+    "detect_many",
+    "ensure_verified",
+    "find_executable",
+    "is_stale",
+    "last_verify",
+    "load_builtin_manifests",
+    "manifest_for_class",
+    "pinned_bin_dirs",
+    "probe",
+    "record_verify",
+    "repair_command",
+    "resolve_executable_path",
+    "verify",
+    "verify_argv",
+]

@@ -1,0 +1,143 @@
+"""Executable resolution (seed 000 ``resolve_executable_path``): PATH, PATHEXT, ``.cmd`` shims, pins.
+
+Pure lookups on the file system: nothing is started here. Every input that depends on the host
+(``PATH``, ``PATHEXT``, the platform) is a parameter, so a Windows lookup can be exercised on Linux.
+
+Search order: the directories of ``PATH``, then corral's pinned-agents cache
+(``cache_dir()/agents/<name>/<version>/node_modules/.bin`` and ``…/venv/bin``, newest version first).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from .._paths import cache_dir
+
+HostPlatform = Literal["linux", "macos", "windows"]
+
+WINDOWS_DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD"
+WINDOWS_SHIM_SUFFIXES = (".cmd", ".bat")
+CMD_WRAPPER = ("cmd.exe", "/d", "/s", "/c")
+"""How a ``.cmd``/``.bat`` shim is launched: batch files are not executables to CreateProcess."""
+
+
+class ResolvedExecutable(msgspec.Struct, frozen=True, kw_only=True):
+    """Where an executable was found and the argv prefix that launches it."""
+
+    name: str
+    path: str
+    argv: tuple[str, ...]
+    """``(path,)``, or ``("cmd.exe", "/d", "/s", "/c", path)`` for a Windows batch shim."""
+    source: Literal["path", "pinned", "explicit"]
+
+
+def current_platform() -> HostPlatform:
+    if os.name == "nt":
+        return "windows"
+    return "macos" if sys.platform == "darwin" else "linux"
+
+
+def _version_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    parts = re.split(r"[.+-]", name)
+    return tuple((0, int(p)) if p.isdigit() else (-1, p) for p in parts)
+
+
+def pinned_bin_dirs(name: str, *, cache: Path | None = None) -> list[Path]:
+    """Binary directories of corral's pinned copies of agent ``name``, newest version first.
+
+    The layout (``agents/<name>/<version>/node_modules/.bin`` for npm packages,
+    ``…/venv/bin`` for PyPI ones) is owned by ``corral agents``; this is the registry's read side.
+    """
+    root = (cache if cache is not None else cache_dir()) / "agents" / name
+    if not root.is_dir():
+        return []
+    versions = sorted(
+        (p for p in root.iterdir() if p.is_dir()), key=lambda p: _version_key(p.name), reverse=True
+    )
+    dirs: list[Path] = []
+    for version in versions:
+        for sub in ("node_modules/.bin", "venv/bin", "venv/Scripts"):
+            candidate = version / sub
+            if candidate.is_dir():
+                dirs.append(candidate)
+    return dirs
+
+
+def _candidates(name: str, platform: HostPlatform, pathext: str | None) -> list[str]:
+    if platform != "windows":
+        return [name]
+    exts = [e for e in (pathext or WINDOWS_DEFAULT_PATHEXT).split(";") if e]
+    if any(name.lower().endswith(e.lower()) for e in exts):
+        return [name]
+    names: list[str] = []
+    for ext in exts:
+        # Windows file systems ignore case; a simulated one may not, so try both spellings.
+        for spelling in (ext, ext.lower()):
+            if name + spelling not in names:
+                names.append(name + spelling)
+    return names
+
+
+def _is_launchable(path: Path, platform: HostPlatform) -> bool:
+    if not path.is_file():
+        return False
+    return platform == "windows" or os.access(path, os.X_OK)
+
+
+def _launch_argv(path: str, platform: HostPlatform) -> tuple[str, ...]:
+    if platform == "windows" and path.lower().endswith(WINDOWS_SHIM_SUFFIXES):
+        return (*CMD_WRAPPER, path)
+    return (path,)
+
+
+def resolve_executable_path(
+    name: str,
+    *,
+    path: str | None = None,
+    pathext: str | None = None,
+    platform: HostPlatform | None = None,
+    extra_dirs: Sequence[Path] | None = None,
+) -> ResolvedExecutable | None:
+    """Find executable ``name``; ``None`` when it is nowhere.
+
+    ``path`` and ``pathext`` default to the environment's ``PATH``/``PATHEXT``; ``platform`` to
+    this host. A name containing a directory separator is checked as given. ``extra_dirs``
+    (default: :func:`pinned_bin_dirs` of ``name``) are searched after ``PATH``.
+    """
+    plat = platform or current_platform()
+    if path is None:
+        path = os.environ.get("PATH", "")
+    if pathext is None and plat == "windows":
+        pathext = os.environ.get("PATHEXT")
+    seps = ("/", "\\") if plat == "windows" else ("/",)
+    candidates = _candidates(name, plat, pathext)
+
+    if any(s in name for s in seps):
+        for cand in candidates:
+            if _is_launchable(Path(cand), plat):
+                return ResolvedExecutable(
+                    name=name, path=cand, argv=_launch_argv(cand, plat), source="explicit"
+                )
+        return None
+
+    pathsep = ";" if plat == "windows" else ":"
+    searched: list[tuple[Path, Literal["path", "pinned"]]] = [
+        (Path(d), "path") for d in path.split(pathsep) if d
+    ]
+    pins = pinned_bin_dirs(name) if extra_dirs is None else list(extra_dirs)
+    searched += [(d, "pinned") for d in pins]
+    for directory, source in searched:
+        for cand in candidates:
+            full = directory / cand
+            if _is_launchable(full, plat):
+                return ResolvedExecutable(
+                    name=name, path=str(full), argv=_launch_argv(str(full), plat), source=source
+                )
+    return None

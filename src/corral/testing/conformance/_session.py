@@ -1,0 +1,134 @@
+"""A thin driver around one adapter for scenario code: start it, send, collect turns, stop.
+
+Events are pumped from :func:`corral.adapters.base.iter_events` into a queue by one task owned by
+the :class:`LiveSession`; every wait has a deadline, so a hung agent fails a scenario instead of
+hanging the suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from ...adapters.base import Attachment, BaseAdapter, iter_events
+from ...events import AgentInfo, Event, SessionEnded, TextComplete, TextDelta, TurnCompleted
+
+E = TypeVar("E")
+
+
+class ScenarioFailure(AssertionError):
+    """A scenario's expectation did not hold."""
+
+
+class Turn:
+    """The events of one turn, in order, ending with ``TurnCompleted`` (or ``SessionEnded``)."""
+
+    def __init__(self, events: list[tuple[float, Event]]) -> None:
+        self.timed = events
+        self.events = [e for _, e in events]
+
+    def of(self, cls: type[E]) -> list[E]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+    @property
+    def end(self) -> TurnCompleted | None:
+        ends = self.of(TurnCompleted)
+        return ends[-1] if ends else None
+
+    @property
+    def text(self) -> str:
+        """The assistant's final text: completed texts, else the concatenated deltas."""
+        done = [e.text for e in self.of(TextComplete) if e.parent_call_id is None]
+        if done:
+            return "".join(done)
+        return "".join(e.text for e in self.of(TextDelta) if e.parent_call_id is None)
+
+    def time_of(self, cls: type[Any]) -> float | None:
+        for t, e in self.timed:
+            if isinstance(e, cls):
+                return t
+        return None
+
+    def describe(self) -> str:
+        return ", ".join(e.__struct_config__.tag for e in self.events)  # type: ignore[misc]
+
+
+class LiveSession:
+    """One started adapter with an event pump. Use as ``async with LiveSession(adapter) as s``."""
+
+    def __init__(self, adapter: BaseAdapter, session_id: str = "conformance") -> None:
+        self.adapter = adapter
+        self.session_id = session_id
+        self.info: AgentInfo | None = None
+        self.all_events: list[Event] = []
+        self._queue: asyncio.Queue[tuple[float, Event]] = asyncio.Queue()
+        self._pump: asyncio.Task[None] | None = None
+        self.ended: SessionEnded | None = None
+
+    async def __aenter__(self) -> LiveSession:
+        self.info = await asyncio.wait_for(self.adapter.start(self.session_id), 90)
+        self._pump = asyncio.create_task(self._run_pump())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.adapter.stop(), 20)
+        if self._pump is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(self._pump), 5)
+            if not self._pump.done():
+                self._pump.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._pump
+
+    async def _run_pump(self) -> None:
+        async for event in iter_events(self.adapter):
+            self.all_events.append(event)
+            if isinstance(event, SessionEnded):
+                self.ended = event
+            await self._queue.put((time.monotonic(), event))
+
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        await asyncio.wait_for(self.adapter.send(text, attachments), 30)
+
+    async def next_event(self, timeout: float) -> tuple[float, Event]:
+        try:
+            return await asyncio.wait_for(self._queue.get(), timeout)
+        except TimeoutError:
+            raise ScenarioFailure(f"no event within {timeout:.0f} s") from None
+
+    async def turn(
+        self,
+        timeout: float = 60.0,
+        on_event: Callable[[Event], object] | None = None,
+    ) -> Turn:
+        """Collect events until the turn ends; ``on_event`` may be a coroutine function."""
+        deadline = time.monotonic() + timeout
+        collected: list[tuple[float, Event]] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ScenarioFailure(
+                    f"turn did not end within {timeout:.0f} s; saw: " + Turn(collected).describe()
+                )
+            stamped = await self.next_event(remaining)
+            collected.append(stamped)
+            event = stamped[1]
+            if on_event is not None:
+                result = on_event(event)
+                if asyncio.iscoroutine(result):
+                    await result
+            if isinstance(event, TurnCompleted | SessionEnded):
+                return Turn(collected)
+
+
+def expect(condition: object, message: str) -> None:
+    """Fail the scenario with ``message`` unless ``condition`` holds."""
+    if not condition:
+        raise ScenarioFailure(message)

@@ -1,0 +1,271 @@
+"""The Starlette app: routes every path to the wire-API modules, logs every request.
+
+Routing is done by hand on the path, because the same fake must accept every client's spelling
+(``/v1/messages?beta=true``, ``/chat/completions`` with or without ``/v1``, Gemini's
+``/v1beta/models/{model}:method``), and anything unknown must still be logged (as a 404).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from . import _anthropic, _chat, _gemini, _responses
+from ._asgi import Frame, HoldRegistry, PlannedResponse
+from ._log import RequestLog, RequestRecord, redact_headers, redact_query
+from ._plan import Plan, ScenarioRunner
+from ._scenario import ErrorSpec
+from ._types import ParsedRequest
+
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_GEMINI_CALL = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
+_MODEL_ID = "fake-model"
+
+
+@dataclass
+class AppState:
+    runner: ScenarioRunner
+    log: RequestLog
+    holds: HoldRegistry
+
+
+@dataclass(frozen=True)
+class _Wire:
+    parse: Callable[[dict[str, Any]], ParsedRequest]
+    render_json: Callable[[Plan, ParsedRequest], dict[str, Any]]
+    render_stream: Callable[[Plan, ParsedRequest], list[Frame]]
+    render_error: Callable[[ErrorSpec], tuple[int, dict[str, Any]]]
+
+
+_ANTHROPIC = _Wire(
+    _anthropic.parse, _anthropic.render_json, _anthropic.render_stream, _anthropic.render_error
+)
+_RESPONSES = _Wire(
+    _responses.parse, _responses.render_json, _responses.render_stream, _responses.render_error
+)
+_CHAT = _Wire(_chat.parse, _chat.render_json, _chat.render_stream, _chat.render_error)
+
+
+def create_app(state: AppState) -> Starlette:
+    async def endpoint(request: Request) -> Response:
+        return await _handle(state, request)
+
+    return Starlette(routes=[Route("/{path:path}", endpoint, methods=_METHODS)])
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+async def _handle(state: AppState, request: Request) -> Response:
+    raw = await request.body()
+    body: Any = None
+    if raw:
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+    record = RequestRecord(
+        index=0,
+        method=request.method,
+        path=request.url.path,
+        query=redact_query(dict(request.query_params)),
+        headers=redact_headers(dict(request.headers)),
+        body=body,
+    )
+    state.log.append(record)
+    response = _route(state, request, record)
+    if not isinstance(response, PlannedResponse):
+        record.status = response.status_code
+        state.log.finish(record, "complete")
+    return response  # type: ignore[return-value]
+
+
+def _route(state: AppState, request: Request, record: RequestRecord) -> Response | PlannedResponse:
+    path, method = request.url.path.rstrip("/"), request.method
+    body = record.body if isinstance(record.body, dict) else None
+    if method == "HEAD" or (method == "GET" and path == ""):
+        record.endpoint = "probe"
+        return Response(status_code=200)
+    if method == "GET" and path.endswith("/responses"):
+        # Codex tries a WebSocket upgrade first; a quick non-101 answer makes it fall back to POST.
+        record.endpoint = "websocket-refused"
+        return JSONResponse(
+            {
+                "error": {
+                    "message": "websockets are not supported by the fake model",
+                    "type": "invalid_request_error",
+                    "code": "upgrade_refused",
+                }
+            },
+            status_code=426 if "upgrade" in request.headers else 405,
+        )
+    if method == "GET" and (path.endswith("/models") or "/models/" in path):
+        record.endpoint = "models"
+        return JSONResponse(_models(path))
+    if method != "POST":
+        return _not_found(record)
+    gemini = _GEMINI_CALL.search(path)
+    if gemini is not None and body is not None:
+        return _gemini_call(state, request, record, body, gemini["model"], gemini["method"])
+    if body is None:
+        return (
+            _not_found(record)
+            if not path.endswith(("/messages", "/responses", "/chat/completions", "/count_tokens"))
+            else JSONResponse(
+                {"error": {"message": "request body must be a JSON object"}}, status_code=400
+            )
+        )
+    if path.endswith("/messages/count_tokens"):
+        record.endpoint, record.wire_api = "count_tokens", "anthropic"
+        return JSONResponse(_anthropic.count_tokens(body))
+    if path.endswith("/messages"):
+        return _generate(state, record, _ANTHROPIC, _ANTHROPIC.parse(body), "messages")
+    if path.endswith("/responses"):
+        return _generate(state, record, _RESPONSES, _RESPONSES.parse(body), "responses")
+    if path.endswith("/chat/completions"):
+        return _generate(state, record, _CHAT, _CHAT.parse(body), "chat/completions")
+    return _not_found(record)
+
+
+def _not_found(record: RequestRecord) -> Response:
+    record.endpoint = "not-found"
+    return JSONResponse(
+        {
+            "error": {
+                "message": f"fake model: no route for {record.method} {record.path}",
+                "code": 404,
+            }
+        },
+        status_code=404,
+    )
+
+
+def _models(path: str) -> dict[str, Any]:
+    if path.startswith("/v1beta"):
+        entry = {
+            "name": f"models/{_MODEL_ID}",
+            "displayName": "Fake Model",
+            "supportedGenerationMethods": [
+                "generateContent",
+                "streamGenerateContent",
+                "countTokens",
+                "embedContent",
+            ],
+            "inputTokenLimit": 128000,
+            "outputTokenLimit": 8192,
+        }
+        return entry if "/models/" in path else {"models": [entry]}
+    entry = {
+        "id": _MODEL_ID,
+        "object": "model",
+        "created": 0,
+        "owned_by": "corral",
+        "type": "model",
+        "display_name": "Fake Model",
+        "created_at": "2026-01-01T00:00:00Z",
+    }
+    if "/models/" in path:
+        return entry
+    return {
+        "object": "list",
+        "data": [entry],
+        "has_more": False,
+        "first_id": _MODEL_ID,
+        "last_id": _MODEL_ID,
+    }
+
+
+def _gemini_call(
+    state: AppState,
+    request: Request,
+    record: RequestRecord,
+    body: dict[str, Any],
+    model: str,
+    method: str,
+) -> Response | PlannedResponse:
+    record.wire_api, record.model = "gemini", model
+    if method == "countTokens":
+        record.endpoint = "countTokens"
+        return JSONResponse(_gemini.count_tokens(body))
+    if method in ("embedContent", "batchEmbedContents"):
+        record.endpoint = method
+        return JSONResponse(_gemini.embed(body))
+    if method not in ("generateContent", "streamGenerateContent"):
+        return _not_found(record)
+    stream = method == "streamGenerateContent"
+    parsed = _gemini.parse(body, model, stream)
+    wire = _Wire(lambda b: parsed, _gemini.render_json, _gemini.render_stream, _gemini.render_error)
+    if stream and request.query_params.get("alt") != "sse":
+        # Without alt=sse the stream endpoint answers one JSON array.
+        wire = _Wire(
+            wire.parse,
+            wire.render_json,
+            lambda plan, req: [Frame(_json_bytes([_gemini.render_json(plan, req)]))],
+            wire.render_error,
+        )
+        parsed.stream = False
+        return _generate(state, record, wire, parsed, method, force_frames=True)
+    return _generate(state, record, wire, parsed, method)
+
+
+def _generate(
+    state: AppState,
+    record: RequestRecord,
+    wire: _Wire,
+    parsed: ParsedRequest,
+    endpoint: str,
+    force_frames: bool = False,
+) -> PlannedResponse:
+    decision = state.runner.decide(parsed)
+    plan = decision.plan
+    record.endpoint = endpoint
+    record.wire_api = parsed.wire_api
+    record.model = parsed.model
+    record.stream = parsed.stream
+    record.is_main = decision.is_main
+    record.turn = decision.turn
+    record.tool_names = [t.name for t in parsed.tools]
+    record.tool_results = parsed.tool_results
+    record.last_is_tool_result = parsed.last_is_tool_result
+    record.has_image = parsed.has_image
+    record.user_texts = parsed.user_texts
+    record.messages = parsed.messages
+    record.step = plan.label
+    headers = {"content-type": "application/json"}
+    if plan.error is not None:
+        status, error_body = wire.render_error(plan.error)
+        frames = [Frame(_json_bytes(error_body))]
+        if plan.error.retry_after is not None:
+            headers["retry-after"] = f"{plan.error.retry_after:g}"
+    elif parsed.stream or force_frames:
+        status = 200
+        frames = wire.render_stream(plan, parsed)
+        if parsed.stream:
+            headers = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+    else:
+        status, frames = 200, [Frame(_json_bytes(wire.render_json(plan, parsed)))]
+    if len(frames) == 1 and headers["content-type"] == "application/json":
+        headers["content-length"] = str(len(frames[0].data))
+    record.status = status
+
+    def done(outcome: str) -> None:
+        state.log.finish(record, outcome)
+
+    return PlannedResponse(
+        status,
+        headers,
+        frames,
+        hold=plan.hold,
+        disconnect_after=plan.disconnect_after,
+        holds=state.holds,
+        on_done=done,
+    )

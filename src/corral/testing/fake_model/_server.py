@@ -1,0 +1,226 @@
+"""``FakeModelServer``: the scripted model server, in-process (thread or event loop) or as a process.
+
+One uvicorn server on 127.0.0.1. The listening socket is bound (port 0 = a free port) before the
+server starts, so ``base_url`` is known at once and early connections wait in the backlog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import threading
+from collections.abc import Generator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from ._app import AppState, create_app
+from ._asgi import HoldRegistry
+from ._log import RequestLog
+from ._plan import ScenarioRunner
+from ._scenario import Scenario, load_scenario
+
+ScenarioSource = Scenario | dict[str, Any] | str | Path
+
+_START_TIMEOUT = 10.0
+_STOP_TIMEOUT = 10.0
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn, told when it has started, and signal handling only when we own the process."""
+
+    def __init__(self, config: uvicorn.Config, started: threading.Event, own_signals: bool) -> None:
+        super().__init__(config)
+        self._started_event = started
+        self._own_signals = own_signals
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self._started_event.set()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if not self._own_signals:
+            # In-process: never steal the test runner's SIGINT handler.
+            yield
+            return
+        previous = {
+            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            yield
+        finally:
+            # Unlike uvicorn, do not re-raise the signal: a stop by signal is a clean exit.
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+class FakeModelServer:
+    """A scripted model server speaking Anthropic, OpenAI (Responses, Chat) and Gemini wire APIs.
+
+    Use ``with FakeModelServer(...) as srv:`` (own thread and loop) or ``async with`` (the current
+    loop). ``srv.base_url`` is ``http://127.0.0.1:PORT``; ``srv.requests`` is the request log.
+    """
+
+    def __init__(
+        self,
+        scenario: ScenarioSource | None = None,
+        *,
+        port: int = 0,
+        log_path: str | Path | None = None,
+    ) -> None:
+        self.runner = ScenarioRunner(
+            load_scenario(scenario) if scenario is not None else Scenario()
+        )
+        self.requests = RequestLog(Path(log_path) if log_path is not None else None)
+        self._holds = HoldRegistry()
+        self.app = create_app(AppState(self.runner, self.requests, self._holds))
+        self._requested_port = port
+        self._socket: socket.socket | None = None
+        self._server: _Uvicorn | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._started = threading.Event()
+
+    # -- public surface -------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._socket is None:
+            raise RuntimeError("the fake model server is not started")
+        return int(self._socket.getsockname()[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.runner.scenario
+
+    def set_scenario(self, scenario: ScenarioSource) -> None:
+        """Replace the scenario; step use counts and the main-turn counter start again."""
+        self.runner.set(load_scenario(scenario))
+
+    def release_holds(self) -> None:
+        """End every hold in progress (holds with ``seconds: null`` wait for this)."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._holds.release)
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def _bind(self) -> socket.socket:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self._requested_port))
+        sock.listen(128)
+        sock.setblocking(False)
+        self._socket = sock
+        return sock
+
+    def _make_server(self, own_signals: bool) -> _Uvicorn:
+        config = uvicorn.Config(
+            self.app,
+            lifespan="off",
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            ws="none",
+            timeout_graceful_shutdown=2,
+        )
+        self._server = _Uvicorn(config, self._started, own_signals)
+        return self._server
+
+    def start(self) -> FakeModelServer:
+        """Serve on a background thread with its own event loop."""
+        sock = self._bind()
+        server = self._make_server(own_signals=False)
+
+        def run() -> None:
+            async def main() -> None:
+                self._loop = asyncio.get_running_loop()
+                await server.serve(sockets=[sock])
+
+            asyncio.run(main())
+
+        self._thread = threading.Thread(target=run, name="fake-model-server", daemon=True)
+        self._thread.start()
+        if not self._started.wait(_START_TIMEOUT):
+            raise TimeoutError(f"fake model server did not start within {_START_TIMEOUT}s")
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self.release_holds()
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(_STOP_TIMEOUT)
+            self._thread = None
+        self._close_socket()
+
+    async def astart(self) -> FakeModelServer:
+        """Serve on the running event loop."""
+        sock = self._bind()
+        server = self._make_server(own_signals=False)
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not self._started.is_set():
+            if self._task.done():
+                await self._task
+            await asyncio.sleep(0.005)
+        return self
+
+    async def aclose(self) -> None:
+        if self._server is None or self._task is None:
+            return
+        self._holds.release()
+        self._server.should_exit = True
+        await asyncio.wait_for(self._task, _STOP_TIMEOUT)
+        self._task = None
+        self._close_socket()
+
+    def serve_forever(self, on_ready: Any = None) -> None:
+        """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first."""
+        sock = self._bind()
+        server = self._make_server(own_signals=True)
+        if on_ready is not None:
+            on_ready(self.base_url)
+
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            await server.serve(sockets=[sock])
+
+        asyncio.run(main())
+        self._close_socket()
+
+    def _close_socket(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> FakeModelServer:
+        return await self.astart()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
