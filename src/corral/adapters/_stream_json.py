@@ -136,9 +136,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         await self._await_restart()
-        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-        for att in attachments or ():
-            content.append(self._attachment_block(att))
+        content = self.user_content(text, attachments or ())
         await self._write(
             {
                 "type": "user",
@@ -245,6 +243,10 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         return rules
 
     # ── wire helpers ──
+    def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
+        """The ``message.content`` blocks of a user message: the text, then one block per file."""
+        return [{"type": "text", "text": text}, *(self._attachment_block(a) for a in attachments)]
+
     def _attachment_block(self, att: Attachment) -> dict[str, Any]:
         data = base64.b64encode(att.read_bytes()).decode("ascii")
         source = {"type": "base64", "media_type": att.media_type, "data": data}

@@ -15,12 +15,19 @@ differs, as observed on the real CLI:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
-from typing import ClassVar
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
 
 from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
+from .base import Attachment
 
 APPROVAL_MODES = {
     "default": "default",
@@ -79,6 +86,9 @@ def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> 
     return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
 
 
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
 class QwenAdapter(StreamJsonAdapter):
     agent_id = "qwen"
     display_name = "Qwen Code"
@@ -99,8 +109,38 @@ class QwenAdapter(StreamJsonAdapter):
     provides_models = False
     provides_usage = True
 
+    _attach_dir: Path | None = None
+
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env)
+
+    def launch_request(self) -> StreamJsonRequest:
+        # Attachments travel as files: a private directory the CLI may read, created per adapter.
+        if self._attach_dir is None:
+            self._attach_dir = Path(tempfile.mkdtemp(prefix="corral-qwen-files-"))
+        request = super().launch_request()
+        return msgspec.structs.replace(request, add_dirs=(*request.add_dirs, str(self._attach_dir)))
+
+    def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
+        """Qwen Code 0.15.10 turns every non-text block into JSON text, so files are written to the
+        attachment directory and referenced as ``@path``, which its prompt processor reads (images
+        become inline image parts of the model request)."""
+        if not attachments:
+            return super().user_content(text, attachments)
+        assert self._attach_dir is not None
+        refs = []
+        for n, att in enumerate(attachments, 1):
+            name = _SAFE_NAME.sub("_", att.name or Path(att.path or "file").name) or "file"
+            path = self._attach_dir / f"{n}-{name}"
+            path.write_bytes(att.read_bytes())
+            refs.append(f"@{path}")
+        return [{"type": "text", "text": f"{text}\n\n{' '.join(refs)}"}]
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._attach_dir is not None:
+            shutil.rmtree(self._attach_dir, ignore_errors=True)
+            self._attach_dir = None
 
     async def interrupt(self) -> None:
         """Qwen Code 0.15.10 aborts its whole session on ``interrupt`` and exits (code 130).

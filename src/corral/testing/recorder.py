@@ -22,6 +22,7 @@ These files are the only parser fixtures corral accepts; none is written by hand
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -34,13 +35,16 @@ from typing import Any
 
 import msgspec
 
+from .. import agents
 from .._version import __version__
 from ..adapters.base import BaseAdapter, parse_version
 from ..errors import ConfigError
+from ..redirect import redirect_for
 from ._drive import Driver
 from .agent_scenarios import SCENARIOS, AgentScenario
 from .fake_model import FakeModelServer
 
+_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 MODEL = "fake-model"
 API_KEY = "corral-test-key"
 
@@ -97,15 +101,18 @@ def workspace() -> Iterator[tuple[Path, Path]]:
 
 def redirection(cli: str, base_url: str, home: Path) -> tuple[dict[str, str], tuple[str, ...]]:
     """Env and argv that point ``cli`` at the fake server, with its state under ``home``."""
-    from ._tmp_redirect import redirect_env
+    redir = redirect_for(cli, base_url=base_url, model=MODEL, api_key=API_KEY, home=home)
+    redir.apply()
+    return dict(redir.env), tuple(redir.argv)
 
-    return redirect_env(cli, base_url, MODEL, API_KEY, home)
+
+def clean_env() -> dict[str, str]:
+    """What a scenario's CLI inherits from us: PATH and locale, never keys or the real HOME."""
+    return {k: os.environ[k] for k in _PASSTHROUGH if k in os.environ} | {"NO_COLOR": "1"}
 
 
 def locate(cli: str) -> str:
-    from ._tmp_redirect import locate as locate_agent
-
-    path = locate_agent(cli)
+    path = agents.locate(cli)
     if path is None:
         raise ConfigError(f"{cli} is not installed (run `corral agents install {cli}`)")
     return str(path)
@@ -139,6 +146,7 @@ async def run_scenario(
         "extra_args": argv,
         "permission_mode": scenario.permission_mode,
         "tap": tap,
+        "base_env": clean_env(),
         **(extra or {}),
     }
     adapter = adapter_cls(**kwargs)
