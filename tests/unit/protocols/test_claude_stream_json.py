@@ -179,17 +179,25 @@ def test_input_during_turn_is_answered(cli: str) -> None:
     assert any("Extra answer" in t for t in texts)
 
 
-@pytest.mark.parametrize("cli", BOTH)
-def test_image_prompt_is_sent_as_a_content_block(cli: str) -> None:
-    sent = [
-        e["line"]
-        for e in entries(f"{cli}/image.jsonl")
-        if e["dir"] == "in" and e["line"]["type"] == "user"
-    ]
-    blocks = sent[0]["message"]["content"]
+def test_image_prompt_is_sent_as_a_content_block() -> None:
+    blocks = _sent_user(f"{CLAUDE}/image.jsonl")[0]["message"]["content"]
     assert [b["type"] for b in blocks] == ["text", "image"]
     assert blocks[1]["source"]["media_type"] == "image/png"
-    assert turns(replay(f"{cli}/image.jsonl"))[-1].result_text == "I see a red square."
+    assert turns(replay(f"{CLAUDE}/image.jsonl"))[-1].result_text == "I see a red square."
+
+
+def test_qwen_image_prompt_references_a_file() -> None:
+    # Qwen Code's stream-json input keeps only text blocks; the image goes as an @file reference.
+    blocks = _sent_user(f"{QWEN}/image.jsonl")[0]["message"]["content"]
+    assert [b["type"] for b in blocks] == ["text"]
+    assert blocks[0]["text"].startswith("What is in this image?")
+    assert blocks[0]["text"].rstrip().endswith("red.png")
+    assert "\n@/" in blocks[0]["text"]
+    assert turns(replay(f"{QWEN}/image.jsonl"))[-1].result_text == "I see a red square."
+
+
+def _sent_user(rel: str) -> list[dict[str, Any]]:
+    return [e["line"] for e in entries(rel) if e["dir"] == "in" and e["line"]["type"] == "user"]
 
 
 @pytest.mark.parametrize("cli", BOTH)
