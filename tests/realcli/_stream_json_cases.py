@@ -123,8 +123,9 @@ async def case_allow_always(env: Env) -> None:
     finally:
         await d.finish()
     assert len(d.of_type(ApprovalRequested)) == 1
-    # The command ran in both turns: the last model request carries both results.
-    assert env.server.requests.main().last().tool_results == ["42", "42"]
+    # The command ran in both turns: a later model request carries both results.
+    most = max(sum("42" in r for r in req.tool_results) for req in env.server.requests.main())
+    assert most == 2
 
 
 async def case_set_model_and_mode(env: Env) -> None:

@@ -20,7 +20,7 @@ import contextlib
 import itertools
 import os
 import secrets
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import msgspec
@@ -88,8 +88,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self._ids = itertools.count(1)
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
-        self._answer_queue: list[tuple[str, str]] = []
+        self._actions: list[Callable[[], Awaitable[None]]] = []
+        """Replies to send once the current line's events are queued (the reader runs them)."""
         self._restart_on_exit = False
+        self._remembered: set[tuple[str, str]] = set()
+        """Approvals corral itself remembers for the session (for CLIs that cannot)."""
         self._restart_task: asyncio.Task[None] | None = None
 
     # ── subclass hooks ──
@@ -107,6 +110,10 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     def build(self, request: StreamJsonRequest) -> Launch:
         raise NotImplementedError
+
+    def review(self, events: list[Event]) -> list[Event]:
+        """A subclass's last look at the events of one line (it may answer requests itself)."""
+        return events
 
     def initialize_request(self) -> dict[str, Any]:
         return {"subtype": "initialize", "hooks": None}
@@ -297,10 +304,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             async for line in transport.lines():
                 for event in self._on_line(line):
                     await self._queue.put(event)
-                if self._answer_queue:
-                    for request_id, error in self._answer_queue:
-                        await self._error_reply(request_id, error)
-                    self._answer_queue.clear()
+                while self._actions:
+                    await self._actions.pop(0)()
         finally:
             await self._finish(transport)
 
@@ -327,11 +332,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             return []
         if kind == "control_request":
             subtype = (obj.get("request") or {}).get("subtype")
-            if subtype != "can_use_tool" and isinstance(obj.get("request_id"), str):
-                self._answer_queue.append(
-                    (obj["request_id"], f"corral does not handle {subtype!r}")
-                )
-        events = self.parser.feed(obj)
+            request_id = obj.get("request_id")
+            if subtype != "can_use_tool" and isinstance(request_id, str):
+                error = f"corral does not handle {subtype!r}"
+                self._actions.append(lambda: self._error_reply(request_id, error))
+        events = self.review(self.parser.feed(obj))
         for event in events:
             if isinstance(event, Usage):
                 self.last_usage = event

@@ -15,6 +15,8 @@ differs, as observed on the real CLI:
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import re
 import shutil
 import tempfile
@@ -22,9 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import msgspec
-
 from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
+from ..events import ApprovalDecision, ApprovalRequested, Event
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
@@ -86,6 +87,12 @@ def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> 
     return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
 
 
+def _memory_key(tool_name: str, tool_input: Any) -> tuple[str, str]:
+    """What "allow for this session" covers: a command by its first word, any other tool whole."""
+    cmd = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return (tool_name, cmd.split()[0] if isinstance(cmd, str) and cmd.split() else "")
+
+
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -111,30 +118,66 @@ class QwenAdapter(StreamJsonAdapter):
 
     _attach_dir: Path | None = None
 
+    _attach_seq = itertools.count(1)
+
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env)
 
-    def launch_request(self) -> StreamJsonRequest:
-        # Attachments travel as files: a private directory the CLI may read, created per adapter.
-        if self._attach_dir is None:
-            self._attach_dir = Path(tempfile.mkdtemp(prefix="corral-qwen-files-"))
-        request = super().launch_request()
-        return msgspec.structs.replace(request, add_dirs=(*request.add_dirs, str(self._attach_dir)))
-
     def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
-        """Qwen Code 0.15.10 turns every non-text block into JSON text, so files are written to the
-        attachment directory and referenced as ``@path``, which its prompt processor reads (images
-        become inline image parts of the model request)."""
+        """Qwen Code 0.15.10 turns every non-text block into JSON text, so files are written under
+        the working directory (it reads ``@path`` references only inside its workspace) and
+        referenced as ``@path``; its prompt processor makes images inline image parts of the model
+        request. The directory is removed when the session stops."""
         if not attachments:
             return super().user_content(text, attachments)
-        assert self._attach_dir is not None
+        if self._attach_dir is None:
+            self._attach_dir = Path(
+                tempfile.mkdtemp(prefix=".corral-attachments-", dir=self.cwd or None)
+            )
         refs = []
-        for n, att in enumerate(attachments, 1):
+        for att in attachments:
             name = _SAFE_NAME.sub("_", att.name or Path(att.path or "file").name) or "file"
-            path = self._attach_dir / f"{n}-{name}"
+            path = self._attach_dir / f"{next(self._attach_seq)}-{name}"
             path.write_bytes(att.read_bytes())
             refs.append(f"@{path}")
         return [{"type": "text", "text": f"{text}\n\n{' '.join(refs)}"}]
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        """As Claude's, except that "allow for this session" is remembered by corral: Qwen Code
+        0.15.10 ignores ``updatedPermissions`` in stream-json mode."""
+        if (option_id or decision) == ApprovalDecision.ALLOW_ALWAYS:
+            request = self.parser.pending_request(request_id)
+            if request is not None:
+                self._remembered.add(
+                    _memory_key(request.get("tool_name", ""), request.get("input"))
+                )
+        await super().respond_approval(
+            request_id, decision, option_id=option_id, updated_input=updated_input, message=message
+        )
+
+    def review(self, events: list[Event]) -> list[Event]:
+        kept: list[Event] = []
+        for event in events:
+            if (
+                isinstance(event, ApprovalRequested)
+                and _memory_key(event.tool_name, event.input) in self._remembered
+            ):
+                self._actions.append(
+                    functools.partial(
+                        self.respond_approval, event.request_id, ApprovalDecision.ALLOW
+                    )
+                )
+                continue
+            kept.append(event)
+        return kept
 
     async def stop(self) -> None:
         await super().stop()
