@@ -68,6 +68,8 @@ _RESULT_SUBTYPES = {
     "error_max_turns": StopReason.MAX_TURNS,
     "error_max_budget_usd": StopReason.MAX_TURNS,
 }
+_QUIET_STREAM_EVENTS = frozenset({"content_block_stop", "message_delta", "message_stop"})
+"""Stream events that carry nothing the complete ``assistant`` / ``result`` lines do not repeat."""
 _SILENT_SYSTEM = frozenset(
     {"hook_started", "hook_progress", "hook_response", "files_persisted", "thinking_tokens"}
 )
@@ -100,13 +102,13 @@ class ClaudeStreamParser:
 
     # ── lines from the CLI ──
     def feed(self, obj: Any) -> list[Event]:
-        if not isinstance(obj, dict):
+        if type(obj) is not dict:
             return [UnknownEvent(raw=obj)]
         kind = obj.get("type")
         sid = obj.get("session_id")
-        if isinstance(sid, str) and sid:
+        if sid and sid != self.session_id and isinstance(sid, str):
             self.session_id = sid
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
         if handler is None:
             return [UnknownEvent(raw=obj, vendor_type=kind if isinstance(kind, str) else None)]
         return handler(self, obj)
@@ -240,8 +242,10 @@ class ClaudeStreamParser:
 
     def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
         event = obj.get("event") or {}
-        parent = obj.get("parent_tool_use_id")
         etype = event.get("type")
+        if etype in _QUIET_STREAM_EVENTS:
+            return []
+        parent = obj.get("parent_tool_use_id")
         if etype == "message_start":
             self._message_id = (event.get("message") or {}).get("id")
             self._blocks.clear()
@@ -274,8 +278,6 @@ class ClaudeStreamParser:
                     )
                 ]
             # input_json_delta and signature_delta: the complete assistant message carries the result.
-            return []
-        if etype in ("content_block_stop", "message_delta", "message_stop"):
             return []
         return [UnknownEvent(raw=obj, vendor_type=f"stream_event/{etype}")]
 
