@@ -98,6 +98,7 @@ class ClaudeStreamParser:
         self._requests: dict[str, dict[str, Any]] = {}
         self._denied: set[str] = set()
         self._tasks: dict[str, str] = {}
+        self._raw_commands: list[Any] = []
         self._turn_open = False
 
     # ── lines from the CLI ──
@@ -187,7 +188,8 @@ class ClaudeStreamParser:
                 obj.get("claude_code_version") or obj.get("qwen_code_version") or self.version
             )
             cmds = obj.get("slash_commands")
-            if isinstance(cmds, list):
+            if isinstance(cmds, list) and cmds != self._raw_commands:  # init repeats every turn
+                self._raw_commands = cmds
                 self.slash_commands = tuple(f"/{c}" for c in cmds if isinstance(c, str))
             self.permission_mode = obj.get("permissionMode") or obj.get("permission_mode")
             return [StatusChanged(status="ready", message=self.model, raw=obj)]
