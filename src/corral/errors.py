@@ -13,6 +13,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── ProcessError               a process failed (.exit_code, .stderr)
     ├── ProtocolError              bad bytes on the wire (.line)
     ├── SessionError               a session operation failed (.session_id)
+    │   └── SessionNotFoundError   no session with that id (.session_id)
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
     │   └── QueueFullError         the bounded queue is full (.limit)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
@@ -96,6 +97,13 @@ class SessionError(CorralError):
     def __init__(self, message: str, session_id: str | None = None) -> None:
         super().__init__(message)
         self.session_id = session_id
+
+
+class SessionNotFoundError(SessionError):
+    exit_code = 4
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no session {session_id!r}", session_id)
 
 
 class QueueError(CorralError):
