@@ -15,7 +15,8 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── SessionError               a session operation failed (.session_id)
     │   └── SessionNotFoundError   no session with that id (.session_id)
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
-    │   └── QueueFullError         the bounded queue is full (.limit)
+    │   ├── QueueFullError         the bounded queue is full (.limit)
+    │   └── PromptNotFoundError    no prompt with that id (.prompt_id)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
     ├── ProxyError                 the provider proxy failed (.status)
     │   └── TranslationError       a request could not be translated (.source, .target)
@@ -116,6 +117,13 @@ class QueueFullError(QueueError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the prompt queue is full ({limit} prompts)")
         self.limit = limit
+
+
+class PromptNotFoundError(QueueError):
+    exit_code = 4
+
+    def __init__(self, prompt_id: str) -> None:
+        super().__init__(f"no prompt {prompt_id!r}", prompt_id)
 
 
 class InstallError(CorralError):

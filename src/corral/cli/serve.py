@@ -22,5 +22,8 @@ def register(root: typer.Typer) -> None:
         from ..server import Settings, create_app
 
         settings = Settings.from_env(host=host, port=port, db_path=db)
+        app = create_app(settings)
         err_console.print(f"corral serving on http://{host}:{port} (db: {settings.db_path})")
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+        if app.state.token and not settings.token:
+            err_console.print(f"bearer token for mutating requests: {app.state.token}")
+        uvicorn.run(app, host=host, port=port, log_level="warning")

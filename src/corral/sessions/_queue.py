@@ -49,7 +49,7 @@ import msgspec
 
 from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
-from ..errors import QueueError, QueueFullError
+from ..errors import PromptNotFoundError, QueueError, QueueFullError
 from ._models import PromptRecord, PromptState
 
 DEFAULT_QUEUE_LIMIT = 50
@@ -71,7 +71,7 @@ class PromptQueue:
     def get(self, prompt_id: str) -> PromptRecord:
         row = self.conn.execute("SELECT * FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
         if row is None:
-            raise QueueError(f"no prompt {prompt_id!r}", prompt_id)
+            raise PromptNotFoundError(prompt_id)
         return _prompt(row)
 
     def prompts(
