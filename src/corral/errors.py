@@ -17,6 +17,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
     │   ├── QueueFullError         the bounded queue is full (.limit)
     │   └── PromptNotFoundError    no prompt with that id (.prompt_id)
+    ├── ApiError                   the corral service answered with an error (.status, .kind)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
     ├── ProxyError                 the provider proxy failed (.status)
     │   └── TranslationError       a request could not be translated (.source, .target)
@@ -124,6 +125,16 @@ class PromptNotFoundError(QueueError):
 
     def __init__(self, prompt_id: str) -> None:
         super().__init__(f"no prompt {prompt_id!r}", prompt_id)
+
+
+class ApiError(CorralError):
+    """The corral service refused a request or could not be reached (``status`` 0)."""
+
+    def __init__(self, message: str, status: int = 0, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.exit_code = 4 if status == 404 else 1
 
 
 class InstallError(CorralError):
