@@ -223,6 +223,9 @@ def tail(
     session_id: str,
     after: int = typer.Option(0, help="Start after this sequence number."),
     follow: bool = typer.Option(True, "--follow/--no-follow", help="Keep following live events."),
+    until: str | None = typer.Option(
+        None, help="Stop after an event of this type (or status, e.g. prompt.delivered)."
+    ),
     url: str | None = URL_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -233,6 +236,9 @@ def tail(
         elif (text := render_event(env)) is not None:
             sys.stdout.write(text)
         sys.stdout.flush()
+        status = env.event.status if isinstance(env.event, StatusChanged) else None
+        if until is not None and until in (env.event.__struct_config__.tag, status):
+            return
 
 
 @app.command("send")
