@@ -139,7 +139,18 @@ def m003_drafts(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_sessions, m002_prompt_queue, m003_drafts)
+def m004_session_owner(conn: sqlite3.Connection) -> None:
+    # The pid of the corral process running the session, so a second process (``corral chat``
+    # next to ``corral serve``) never "recovers" a session another live process is running.
+    conn.execute("ALTER TABLE sessions ADD COLUMN owner_pid INTEGER")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_sessions,
+    m002_prompt_queue,
+    m003_drafts,
+    m004_session_owner,
+)
 """Applied in this order; a migration's function name is its identity. Append only."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
@@ -48,7 +49,7 @@ from ._models import (
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
 from ._resolve import AdapterResolver, Resolver
 from ._runner import SessionRunner
-from ._store import SessionStore
+from ._store import SessionStore, pid_alive
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -99,12 +100,15 @@ class SessionManager:
         self._store_conn.close()
 
     def recover(self) -> tuple[list[str], list[PromptRecord]]:
-        """After a (re)start: live sessions become ``disconnected``, ``sending`` prompts
-        ``indeterminate`` (never replayed automatically). Returns both lists."""
-        sessions = [
-            s for s in self.store.mark_live_sessions_disconnected() if s not in self._runners
-        ]
-        prompts = self.queue.recover()
+        """After a (re)start: sessions left live by a dead process become ``disconnected``, their
+        ``sending`` prompts ``indeterminate`` (never replayed automatically). Returns both lists.
+        Sessions another live corral process runs are left alone."""
+        me = os.getpid()
+        live = {s: pid for s, pid in self.store.live_owners().items() if s not in self._runners}
+        sessions = [s for s, pid in live.items() if pid is None or pid == me or not pid_alive(pid)]
+        self.store.mark_disconnected(sessions)
+        elsewhere = set(self.store.live_owners()) - set(self._runners)
+        prompts = self.queue.recover(skip_sessions=elsewhere | set(self._runners))
         for sid in sessions:
             self.emit(sid, StatusChanged(status="disconnected", message="corral restarted"))
         for prompt in prompts:
@@ -188,7 +192,7 @@ class SessionManager:
             }
             if resume and record.agent_session_id:
                 offered["resume_session_id"] = record.agent_session_id
-            self._set_state(session_id, SessionState.STARTING)
+            self.store.update(session_id, state=SessionState.STARTING, owner_pid=os.getpid())
             adapter = construct(cls, **offered)
             try:
                 info = await asyncio.wait_for(adapter.start(session_id), self.start_timeout)
@@ -199,7 +203,11 @@ class SessionManager:
                 self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
                 self.store.update(session_id, state=SessionState.FAILED, last_error=message)
                 raise SessionError(f"could not start session: {message}", session_id) from exc
-            fields: dict[str, Any] = {"agent_info": msgspec.to_builtins(info), "last_error": None}
+            fields: dict[str, Any] = {
+                "agent_info": msgspec.to_builtins(info),
+                "last_error": None,
+                "owner_pid": os.getpid(),
+            }
             if info.agent_session_id:
                 fields["agent_session_id"] = info.agent_session_id
             self.store.update(session_id, **fields)

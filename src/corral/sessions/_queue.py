@@ -208,12 +208,19 @@ class PromptQueue:
             self._set(prompt_id, PromptState.INDETERMINATE, error=reason)
         return self.get(prompt_id)
 
-    def recover(self) -> list[PromptRecord]:
-        """After a restart: every ``sending`` prompt (any session) becomes ``indeterminate``."""
+    def recover(self, *, skip_sessions: Iterable[str] = ()) -> list[PromptRecord]:
+        """After a restart: every ``sending`` prompt becomes ``indeterminate`` — except in the
+        sessions listed in ``skip_sessions`` (run by another live corral process)."""
+        skip = set(skip_sessions)
         with transaction(self.conn):
-            rows = self.conn.execute(
-                "SELECT id FROM prompts WHERE state = ?", (PromptState.SENDING.value,)
-            ).fetchall()
+            rows = [
+                r
+                for r in self.conn.execute(
+                    "SELECT id, session_id FROM prompts WHERE state = ?",
+                    (PromptState.SENDING.value,),
+                ).fetchall()
+                if r["session_id"] not in skip
+            ]
             for row in rows:
                 self._set(
                     row["id"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import uuid
 from collections.abc import Iterable
@@ -75,7 +76,7 @@ class SessionStore:
         return [_session(r) for r in rows]
 
     def update(self, session_id: str, **fields: Any) -> None:
-        allowed = {"state", "agent_session_id", "agent_info", "last_error", "model"}
+        allowed = {"state", "agent_session_id", "agent_info", "last_error", "model", "owner_pid"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"cannot update {sorted(set(fields) - allowed)}")
         values = [
@@ -93,19 +94,20 @@ class SessionStore:
         if cur.rowcount == 0:
             raise SessionNotFoundError(session_id)
 
-    def mark_live_sessions_disconnected(self) -> list[str]:
-        """On startup: sessions recorded as live lost their process with the previous corral."""
+    def live_owners(self) -> dict[str, int | None]:
+        """Sessions recorded as live, with the pid of the process that runs them."""
+        rows = self.conn.execute(
+            "SELECT id, owner_pid FROM sessions WHERE state IN (?, ?, ?)",
+            (SessionState.STARTING.value, SessionState.IDLE.value, SessionState.BUSY.value),
+        ).fetchall()
+        return {r["id"]: r["owner_pid"] for r in rows}
+
+    def mark_disconnected(self, session_ids: Iterable[str]) -> None:
         with transaction(self.conn):
-            rows = self.conn.execute(
-                "SELECT id FROM sessions WHERE state IN (?, ?, ?)",
-                (SessionState.STARTING.value, SessionState.IDLE.value, SessionState.BUSY.value),
-            ).fetchall()
-            ids = [r["id"] for r in rows]
             self.conn.executemany(
-                "UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
-                [(SessionState.DISCONNECTED.value, to_db_time(utcnow()), i) for i in ids],
+                "UPDATE sessions SET state = ?, owner_pid = NULL, updated_at = ? WHERE id = ?",
+                [(SessionState.DISCONNECTED.value, to_db_time(utcnow()), i) for i in session_ids],
             )
-        return ids
 
     # ── events ──
     def append_events(self, envelopes: Iterable[Envelope]) -> None:
@@ -199,3 +201,13 @@ def _session(row: sqlite3.Row) -> SessionRecord:
         updated_at=from_db_time(row["updated_at"]),
         last_seq=int(row["last_seq"]),
     )
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from corral import _db
 from corral.adapters.base import Attachment
 from corral.errors import AdapterNotFoundError, SessionError
 from corral.events import (
@@ -20,7 +24,15 @@ from corral.events import (
     ToolCallFailed,
     TurnCompleted,
 )
-from corral.sessions import PromptState, SessionManager, SessionSpec, SessionState, ViewState
+from corral.sessions import (
+    PromptQueue,
+    PromptState,
+    SessionManager,
+    SessionSpec,
+    SessionState,
+    SessionStore,
+    ViewState,
+)
 from corral.testing.scripted_adapter import ScriptedAdapter
 
 from .conftest import WAIT, is_type, new_session, prompt_state, resolver_for, wait_for
@@ -192,3 +204,31 @@ async def test_drafts_and_view_state_survive_restart(db_path: Path) -> None:
         assert view.scroll_position == 120.5
         assert view.follow is False
         assert mgr2.queue.get(queued.id).text == "queued one, edited"
+
+
+async def test_recovery_leaves_sessions_of_other_live_processes_alone(db_path: Path) -> None:
+
+    conn = _db.connect(db_path)
+    store, queue = SessionStore(conn), PromptQueue(conn)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    owners = {"alive": os.getppid(), "dead": int(dead.stdout)}  # reaped: that pid is gone
+    ids = {}
+    for name, pid in owners.items():
+        sid = store.create(SessionSpec(adapter_id="scripted")).id
+        store.update(sid, state=SessionState.BUSY, owner_pid=pid)
+        queue.enqueue(sid, f"{name} prompt")
+        assert queue.claim_next(sid) is not None
+        ids[name] = sid
+    conn.close()
+    async with SessionManager(db_path, resolver=resolver_for(ScriptedAdapter.configured())) as mgr:
+        assert mgr.get_session(ids["alive"]).state == SessionState.BUSY
+        assert [p.state for p in mgr.prompts(ids["alive"])] == [PromptState.SENDING]
+        assert mgr.get_session(ids["dead"]).state == SessionState.DISCONNECTED
+        assert [p.state for p in mgr.prompts(ids["dead"])] == [PromptState.INDETERMINATE]
+        with pytest.raises(SessionError):
+            await mgr.resume(ids["alive"])  # one writer per session
