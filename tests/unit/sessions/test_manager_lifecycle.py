@@ -206,17 +206,24 @@ async def test_drafts_and_view_state_survive_restart(db_path: Path) -> None:
         assert mgr2.queue.get(queued.id).text == "queued one, edited"
 
 
-async def test_recovery_leaves_sessions_of_other_live_processes_alone(db_path: Path) -> None:
-
-    conn = _db.connect(db_path)
-    store, queue = SessionStore(conn), PromptQueue(conn)
-    dead = subprocess.run(
+@pytest.fixture
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    proc = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         capture_output=True,
         text=True,
         check=True,
     )
-    owners = {"alive": os.getppid(), "dead": int(dead.stdout)}  # reaped: that pid is gone
+    return int(proc.stdout)
+
+
+async def test_recovery_leaves_sessions_of_other_live_processes_alone(
+    db_path: Path, dead_pid: int
+) -> None:
+    conn = _db.connect(db_path)
+    store, queue = SessionStore(conn), PromptQueue(conn)
+    owners = {"alive": os.getppid(), "dead": dead_pid}
     ids = {}
     for name, pid in owners.items():
         sid = store.create(SessionSpec(adapter_id="scripted")).id
