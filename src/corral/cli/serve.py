@@ -26,4 +26,5 @@ def register(root: typer.Typer) -> None:
         err_console.print(f"corral serving on http://{host}:{port} (db: {settings.db_path})")
         if app.state.token and not settings.token:
             err_console.print(f"bearer token for mutating requests: {app.state.token}")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        # SSE observers never finish on their own: bound the graceful shutdown.
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
