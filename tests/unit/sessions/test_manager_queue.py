@@ -143,3 +143,17 @@ async def test_ended_session_refuses_prompts(manager: SessionManager) -> None:
     assert manager.get_session(sid).state == SessionState.ENDED
     with pytest.raises(SessionError):
         manager.send(sid, "nope")
+
+
+async def test_kill_during_hand_over_leaves_prompt_indeterminate(db_path: Path) -> None:
+    slow = ScriptedAdapter.configured(send_delay=60.0)  # the hand-over never finishes on its own
+    async with SessionManager(db_path, resolver=resolver_for(slow)) as mgr:
+        sid = await new_session(mgr)
+        p = mgr.send(sid, "in flight")
+        after = mgr.send(sid, "behind it")
+        await wait_for(mgr, sid, prompt_state("sending", p.id))
+        await mgr.kill(sid)
+        assert mgr.queue.get(p.id).state == PromptState.INDETERMINATE
+        assert mgr.queue.get(after.id).state == PromptState.CANCELED
+        with pytest.raises(QueueError):
+            mgr.cancel_prompt(p.id)  # indeterminate stays visible; only retry can move it
