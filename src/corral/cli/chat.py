@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 
 from .._paths import home_dir
-from ..errors import SessionError
+from ..errors import ConfigError, SessionError
 from ..events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -30,7 +30,7 @@ from ..events import (
     TextDelta,
     TurnCompleted,
 )
-from ..sessions import PromptState, SessionManager, SessionSpec, SessionState
+from ..sessions import PermissionPolicy, PromptState, SessionManager, SessionSpec, SessionState
 from .sessions import render_event
 
 _STOP = "\x00stop"
@@ -58,12 +58,17 @@ def register(root: typer.Typer) -> None:
         db: str | None = typer.Option(None, help="SQLite database (default: corral's own)."),
     ) -> None:
         """Chat with an agent in the terminal on a persistent session."""
+        try:
+            permission_policy = PermissionPolicy(policy)
+        except ValueError:
+            choices = ", ".join(p.value for p in PermissionPolicy)
+            raise ConfigError(f"--policy must be one of {choices}") from None
         spec = SessionSpec(
             adapter_id=agent,
             model=model,
             effort=effort,
             cwd=cwd or os.getcwd(),
-            permission_policy=policy,  # type: ignore[arg-type]
+            permission_policy=permission_policy,
             intent=intent,
         )
         path = Path(db or os.environ.get("CORRAL_DB") or home_dir() / "corral.db")

@@ -121,19 +121,26 @@ def run_trial(rng: random.Random, *, prompts: int = 4, root: Path | None = None)
             os._exit(code)
         os.close(write_fd)
         target = rng.randint(0, 8 * prompts + 4)
-        ticks, finished = _read_ticks(read_fd, target)
-        deadline = time.perf_counter() + rng.uniform(0, 0.002)
-        while time.perf_counter() < deadline:  # jitter, so the kill lands between ticks too
-            pass
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        os.close(read_fd)
-        result = TrialResult(ticks_before_kill=ticks, child_finished=finished)
+        try:
+            ticks, finished = _read_ticks(read_fd, target)
+            deadline = time.perf_counter() + rng.uniform(0, 0.002)
+            while time.perf_counter() < deadline:  # jitter, so the kill lands between ticks too
+                pass
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            os.close(read_fd)
+        result = TrialResult(ticks_before_kill=ticks, child_finished=finished is True)
+        if finished is None:
+            code = os.waitstatus_to_exitcode(status)
+            result.violations.append(f"the child corral exited on its own (code {code})")
         asyncio.run(_verify(workdir, config, result))
         return result
 
 
-def _read_ticks(fd: int, target: int) -> tuple[int, bool]:
+def _read_ticks(fd: int, target: int) -> tuple[int, bool | None]:
+    """Read ``target`` progress ticks; ``True`` if the child finished first, ``None`` if it
+    exited without finishing (a bug in the child, reported as a violation)."""
     ticks = 0
     while ticks < target:
         ready, _, _ = select.select([fd], [], [], READ_TIMEOUT)
@@ -141,7 +148,7 @@ def _read_ticks(fd: int, target: int) -> tuple[int, bool]:
             raise TimeoutError("the crash-trial child stopped reporting progress")
         data = os.read(fd, target - ticks)
         if not data:
-            return ticks, True
+            return ticks, None
         if b"D" in data:
             return ticks + data.index(b"D"), True
         ticks += len(data)
