@@ -181,6 +181,7 @@ class SessionManager:
             record = self.store.get(session_id)
             if session_id in self._runners:
                 raise SessionError(f"session {session_id} is already running", session_id)
+            self._check_writer(session_id)
             cls = self.resolver(record.adapter_id)
             offered: dict[str, Any] = {
                 "cwd": record.cwd,
@@ -236,6 +237,7 @@ class SessionManager:
         """Tear the session down on purpose: ``SessionEnded(reason=killed)``, queue canceled."""
         async with self._lock(session_id):
             record = self.store.get(session_id)
+            self._check_writer(session_id)
             runner = self._runners.pop(session_id, None)
             if runner is None and record.state == SessionState.ENDED:
                 return record
@@ -318,6 +320,7 @@ class SessionManager:
         record = self.store.get(session_id)
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)
+        self._check_writer(session_id)
         prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
         self._emit_prompt(prompt)
         self._wake(session_id)
@@ -330,16 +333,19 @@ class SessionManager:
     def edit_prompt(
         self, prompt_id: str, text: str, *, expected_version: int | None = None
     ) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.edit(prompt_id, text, expected_version=expected_version)
         self._emit_prompt(prompt)
         return prompt
 
     def cancel_prompt(self, prompt_id: str) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.cancel(prompt_id)
         self._emit_prompt(prompt)
         return prompt
 
     def retry_prompt(self, prompt_id: str) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.retry(prompt_id)
         self._emit_prompt(prompt)
         self._wake(prompt.session_id)
@@ -353,6 +359,17 @@ class SessionManager:
         return self.store.save_view(session_id, view)
 
     # ── internals ──
+    def _check_writer(self, session_id: str) -> None:
+        """One writer per session: refuse to touch a session another live corral process runs."""
+        if session_id in self._runners:
+            return
+        owner = self.store.live_owners().get(session_id)
+        if owner is not None and owner != os.getpid() and pid_alive(owner):
+            raise SessionError(
+                f"session {session_id} is run by corral process {owner}; use that process",
+                session_id,
+            )
+
     def is_running(self, session_id: str) -> bool:
         return session_id in self._runners
 

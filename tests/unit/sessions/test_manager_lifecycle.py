@@ -237,5 +237,12 @@ async def test_recovery_leaves_sessions_of_other_live_processes_alone(
         assert [p.state for p in mgr.prompts(ids["alive"])] == [PromptState.SENDING]
         assert mgr.get_session(ids["dead"]).state == SessionState.DISCONNECTED
         assert [p.state for p in mgr.prompts(ids["dead"])] == [PromptState.INDETERMINATE]
+        # one writer per session: the other process's session is read-only here
         with pytest.raises(SessionError):
-            await mgr.resume(ids["alive"])  # one writer per session
+            await mgr.resume(ids["alive"])
+        with pytest.raises(SessionError, match="run by corral process"):
+            mgr.send(ids["alive"], "from a second process")
+        with pytest.raises(SessionError, match="run by corral process"):
+            await mgr.kill(ids["alive"])
+        assert len(mgr.events(ids["alive"])) == 0
+        mgr.send(ids["dead"], "fine: its process is gone")
