@@ -129,6 +129,9 @@ async def test_history_write_failure_then_crash_is_indeterminate(
         assert adapter.received == ["accepted"]
     async with SessionManager(db_path, resolver=resolver_for(cls)) as mgr2:
         assert mgr2.queue.get(p.id).state == PromptState.INDETERMINATE
+        # and it is visibly marked in the transcript, not shown as delivered
+        marked = [e for e in mgr2.events(sid) if prompt_state("indeterminate", p.id)(e)]
+        assert len(marked) == 1
         await mgr2.resume(sid)
         later = mgr2.send(sid, "later")
         await wait_for(mgr2, sid, prompt_state("delivered", later.id))
