@@ -6,14 +6,6 @@ delivery semantics (at-most-once, *indeterminate* after a crash, never replayed 
 """
 
 from ._hub import SeqGate
-from ._interactive import (
-    AckHook,
-    AcknowledgingAdapter,
-    SupportsApprovals,
-    SupportsInterrupt,
-    SupportsQuestions,
-    SupportsStatusQuery,
-)
 from ._manager import SessionManager
 from ._models import (
     PermissionPolicy,
@@ -31,8 +23,6 @@ from ._store import SessionStore
 
 __all__ = [
     "DEFAULT_QUEUE_LIMIT",
-    "AckHook",
-    "AcknowledgingAdapter",
     "AdapterResolver",
     "PermissionPolicy",
     "PromptQueue",
@@ -46,10 +36,6 @@ __all__ = [
     "SessionState",
     "SessionStatus",
     "SessionStore",
-    "SupportsApprovals",
-    "SupportsInterrupt",
-    "SupportsQuestions",
-    "SupportsStatusQuery",
     "ViewState",
     "load_class",
 ]

@@ -23,7 +23,7 @@ import msgspec
 
 from .. import _db
 from ..adapters.base import Attachment, BaseAdapter, construct
-from ..errors import SessionError
+from ..errors import SessionError, UnsupportedOperation
 from ..events import (
     ApprovalDecision,
     EndReason,
@@ -35,7 +35,6 @@ from ..events import (
     StatusChanged,
 )
 from ._hub import Hub
-from ._interactive import SupportsApprovals, SupportsQuestions, SupportsStatusQuery
 from ._models import (
     LIVE_STATES,
     RESUMABLE_STATES,
@@ -253,9 +252,11 @@ class SessionManager:
         record = self.store.get(session_id)
         runner = self._runners.get(session_id)
         adapter_status: dict[str, Any] | None = None
-        if runner is not None and isinstance(runner.adapter, SupportsStatusQuery):
+        if runner is not None:
             try:
                 adapter_status = await asyncio.wait_for(runner.adapter.query_status(), 10)
+            except UnsupportedOperation:
+                adapter_status = None
             except Exception as exc:
                 adapter_status = {"error": f"{type(exc).__name__}: {exc}"}
         return SessionStatus(
@@ -295,16 +296,12 @@ class SessionManager:
         message: str | None = None,
     ) -> None:
         adapter = self._runner(session_id).adapter
-        if not isinstance(adapter, SupportsApprovals):
-            raise SessionError(f"{adapter.agent_id} does not take approvals", session_id)
         await adapter.respond_approval(request_id, decision, option_id=option_id, message=message)
 
     async def answer_question(
         self, session_id: str, request_id: str, answers: dict[str, str]
     ) -> None:
         adapter = self._runner(session_id).adapter
-        if not isinstance(adapter, SupportsQuestions):
-            raise SessionError(f"{adapter.agent_id} does not take answers", session_id)
         await adapter.answer_question(request_id, answers)
 
     # ── the queue ──

@@ -15,7 +15,7 @@ Delivery is **at most once**. The ``sending`` record (state, ``sending_at``, ``a
 committed (``synchronous=FULL``) *before* the prompt is handed to the adapter, and the prompt is
 acknowledged (``delivered``) at the driver's ack point: by default when the adapter's ``send()``
 returns; a driver that knows better calls the ack hook itself (see
-:class:`corral.sessions.AcknowledgingAdapter` and docs/sessions.md for each protocol's point).
+:meth:`corral.BaseAdapter.send_acknowledged` and docs/sessions.md for each protocol's point).
 
 **Indeterminate** means: corral handed the prompt over, or was about to, and stopped before it could
 record the ack — the agent may or may not have received it. What a crash does: on the next start,

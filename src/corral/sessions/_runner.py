@@ -19,7 +19,6 @@ import sqlite3
 from collections.abc import Callable
 
 from ..adapters.base import BaseAdapter
-from ..errors import SessionError
 from ..events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -32,7 +31,6 @@ from ..events import (
     TurnCompleted,
     Warning,
 )
-from ._interactive import AcknowledgingAdapter, SupportsInterrupt
 from ._models import PromptRecord, SessionState
 from ._queue import PromptQueue
 
@@ -87,8 +85,6 @@ class SessionRunner:
         self._wake.set()
 
     async def interrupt(self) -> None:
-        if not isinstance(self.adapter, SupportsInterrupt):
-            raise SessionError(f"{self.adapter.agent_id} cannot interrupt a turn", self.session_id)
         await self.adapter.interrupt()
 
     async def shutdown(self) -> None:
@@ -172,12 +168,9 @@ class SessionRunner:
     async def _hand_over(self, prompt: PromptRecord) -> None:
         attachments = list(prompt.attachments) or None
         try:
-            if isinstance(self.adapter, AcknowledgingAdapter):
-                await self.adapter.send_acknowledged(
-                    prompt.text, attachments, ack=lambda: self._ack(prompt.id)
-                )
-            else:
-                await self.adapter.send(prompt.text, attachments)
+            await self.adapter.send_acknowledged(
+                prompt.text, attachments, ack=lambda: self._ack(prompt.id)
+            )
         except asyncio.CancelledError:
             if prompt.id not in self._acked:
                 self._settle(prompt.id, "the hand-over was cut short (session stopped)")

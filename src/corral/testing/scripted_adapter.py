@@ -181,6 +181,7 @@ class ScriptedAdapter(BaseAdapter):
         decision: ApprovalDecision,
         *,
         option_id: str | None = None,
+        updated_input: Any = None,
         message: str | None = None,
     ) -> None:
         self._resolve(request_id, decision)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from corral.adapters.base import Attachment, BaseAdapter
-from corral.errors import SessionError
+from corral.errors import SessionError, UnsupportedOperation
 from corral.events import AgentInfo, Event, TextComplete, TurnCompleted
 from corral.sessions import AdapterResolver, SessionManager, SessionSpec
 
@@ -52,11 +52,11 @@ async def test_per_turn_streams_and_missing_surfaces(tmp_path: Path) -> None:
         texts = [e.event.text for e in mgr.events(sid) if isinstance(e.event, TextComplete)]
         assert texts == ["you said: one", "you said: two", "you said: three"]
         # no interrupt(), no respond_approval(), no cap_resume: clear refusals
-        with pytest.raises(SessionError, match="cannot interrupt"):
+        with pytest.raises(UnsupportedOperation, match="interrupt"):
             await mgr.stop_turn(sid)
-        with pytest.raises(SessionError, match="approvals"):
+        with pytest.raises(UnsupportedOperation, match="respond_approval"):
             await mgr.respond_approval(sid, "r1", "allow")  # type: ignore[arg-type]
-        with pytest.raises(SessionError, match="answers"):
+        with pytest.raises(UnsupportedOperation, match="answer_question"):
             await mgr.answer_question(sid, "q1", {})
         assert (await mgr.status(sid)).adapter_status is None
     async with SessionManager(tmp_path / "db", resolver=resolver) as mgr2:
