@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -97,3 +98,13 @@ def test_fixed_port_and_restart() -> None:
         port = first.port
     with FakeModelServer(port=port) as second, httpx.Client(base_url=second.base_url) as http:
         assert http.head("/").status_code == 200
+
+
+async def test_await_for_does_not_block_the_loop() -> None:
+    held = {"default": {"text": "x", "hold": {"seconds": None}}}
+    async with FakeModelServer(held) as fake, httpx.AsyncClient(base_url=fake.base_url) as http:
+        call = asyncio.create_task(http.post("/v1/chat/completions", json=CHAT))
+        view = await fake.requests.await_for(1)
+        assert view.last().outcome == "pending"
+        fake.release_holds()
+        assert (await call).status_code == 200

@@ -6,6 +6,7 @@ a condition variable. ``wait_for`` lets a test block until a request arrives ins
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -176,6 +177,14 @@ class RequestLog(RequestView):
     def clear(self) -> None:
         with self._cond:
             self._records.clear()
+
+    async def await_for(
+        self,
+        predicate: Callable[[RequestView], bool] | int,
+        timeout: float = 10.0,
+    ) -> RequestView:
+        """``wait_for`` for async tests: waits on a worker thread, never blocking the loop."""
+        return await asyncio.to_thread(self.wait_for, predicate, timeout)
 
     def wait_for(
         self,

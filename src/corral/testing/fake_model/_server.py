@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import threading
@@ -28,6 +29,20 @@ ScenarioSource = Scenario | dict[str, Any] | str | Path
 
 _START_TIMEOUT = 10.0
 _STOP_TIMEOUT = 10.0
+
+
+class _QuietUpgrades(logging.Filter):
+    """WebSocket upgrades are refused on purpose (see ``_app``); uvicorn's warnings are noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message.startswith("Unsupported upgrade request")
+            or message.startswith("No supported WebSocket library")
+        )
+
+
+_UPGRADE_FILTER = _QuietUpgrades()
 
 
 class _Uvicorn(uvicorn.Server):
@@ -133,6 +148,9 @@ class FakeModelServer:
             ws="none",
             timeout_graceful_shutdown=2,
         )
+        logger = logging.getLogger("uvicorn.error")
+        if _UPGRADE_FILTER not in logger.filters:
+            logger.addFilter(_UPGRADE_FILTER)
         self._server = _Uvicorn(config, self._started, own_signals)
         return self._server
 
