@@ -92,6 +92,9 @@ class ErrorSpec(_Model):
     retry_after: float | None = None
     """Seconds for the ``retry-after`` header."""
     message: str | None = None
+    after_chunks: int | None = Field(default=None, ge=0)
+    """Fail *inside* a streamed reply after this many frames (status 200, then the API's
+    in-stream error event); ``None`` fails with an HTTP status before any output."""
 
 
 class HoldSpec(_Model):
