@@ -108,8 +108,9 @@ async def _handle(state: AppState, request: Request) -> Response:
         headers=redact_headers(dict(request.headers)),
         body=body,
     )
-    state.log.append(record)
     response = _route(state, request, record)
+    # Logged only once the reply is planned, so a test that sees the record can release its hold.
+    state.log.append(record)
     if not isinstance(response, PlannedResponse):
         record.status = response.status_code
         state.log.finish(record, "complete")
