@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from corral.testing import FakeModelServer, RequestRecord
 
@@ -108,3 +110,17 @@ async def test_await_for_does_not_block_the_loop() -> None:
         assert view.last().outcome == "pending"
         fake.release_holds()
         assert (await call).status_code == 200
+
+
+def test_wait_for_tolerates_an_empty_log(fake: FakeModelServer) -> None:
+    def call() -> None:
+        with httpx.Client(base_url=fake.base_url) as http:
+            http.get("/v1/models")
+
+    worker = threading.Thread(target=call)
+    worker.start()
+    view = fake.requests.wait_for(lambda log: log.last().endpoint == "models")
+    worker.join(10)
+    assert view.last().status == 200
+    with pytest.raises(TimeoutError):
+        fake.requests.wait_for(5, timeout=0.05)

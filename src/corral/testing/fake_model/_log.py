@@ -191,7 +191,11 @@ class RequestLog(RequestView):
         predicate: Callable[[RequestView], bool] | int,
         timeout: float = 10.0,
     ) -> RequestView:
-        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise."""
+        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise.
+
+        A predicate raising AssertionError or IndexError (``log.last()`` on an empty log) counts
+        as "not yet".
+        """
         check: Callable[[RequestView], bool] = (
             (lambda view: len(view) >= predicate) if isinstance(predicate, int) else predicate
         )
@@ -199,8 +203,11 @@ class RequestLog(RequestView):
         with self._cond:
             while True:
                 view = RequestView(list(self._records))
-                if check(view):
-                    return view
+                try:
+                    if check(view):
+                        return view
+                except (AssertionError, IndexError):
+                    pass  # e.g. ``log.last()`` before the first request: not yet
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise TimeoutError(f"fake model: condition not met within {timeout}s: {view!r}")
