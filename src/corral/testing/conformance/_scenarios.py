@@ -76,6 +76,15 @@ async def _auto_allow(session: LiveSession, event: Event) -> None:
         await session.adapter.respond_approval(event.request_id, ApprovalDecision.ALLOW)
 
 
+async def _until_streaming(s: LiveSession, timeout: float, too_early: str) -> None:
+    """Wait until the turn is visibly under way (a text delta arrived)."""
+    while True:
+        _, event = await s.next_event(timeout)
+        if isinstance(event, TextDelta):
+            return
+        expect(not isinstance(event, TurnCompleted), too_early)
+
+
 def _turn_ok(turn_end: TurnCompleted | None, what: str) -> None:
     expect(turn_end is not None, f"{what}: the session ended instead of the turn")
     assert turn_end is not None
@@ -190,13 +199,7 @@ async def question(ctx: Context) -> None:
 async def cancel_mid_turn(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Tell me a long story.")
-        # Wait until the turn is visibly under way, then interrupt.
-        while True:
-            _, event = await s.next_event(ctx.timeout)
-            if isinstance(event, TextDelta):
-                break
-            if isinstance(event, TurnCompleted):
-                expect(False, "the turn ended before it could be cancelled")
+        await _until_streaming(s, ctx.timeout, "the turn ended before it could be cancelled")
         t0 = time.monotonic()
         await s.adapter.interrupt()
         turn = await s.turn(10)
@@ -232,11 +235,7 @@ async def follow_up(ctx: Context) -> None:
 async def input_during_turn(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Tell me a long story.")
-        while True:
-            _, event = await s.next_event(ctx.timeout)
-            if isinstance(event, TextDelta):
-                break
-            expect(not isinstance(event, TurnCompleted), "turn ended before the second prompt")
+        await _until_streaming(s, ctx.timeout, "the turn ended before the second prompt")
         await s.send("SECOND PROMPT: also say goodbye.")
         deadline = time.monotonic() + ctx.timeout * 2
         while not _log.any_main_carries(ctx.server, "SECOND PROMPT"):

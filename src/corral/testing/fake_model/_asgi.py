@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from starlette.types import Message, Receive, Scope, Send
@@ -28,17 +28,27 @@ class Frame(msgspec.Struct, frozen=True):
 
 
 class HoldRegistry:
-    """Lets a test end every current hold at once (``release``); lives on the server's loop."""
+    """Lets a test end holds (``release``); lives on the server's loop.
+
+    A reply remembers the release epoch when it is planned; ``release`` ends every hold planned
+    before it, even one whose handler has not started waiting yet (no lost wake-ups).
+    """
 
     def __init__(self) -> None:
+        self.epoch = 0
         self._event: asyncio.Event | None = None
 
-    def current(self) -> asyncio.Event:
-        if self._event is None:
-            self._event = asyncio.Event()
-        return self._event
+    def released_since(self, epoch: int) -> bool:
+        return self.epoch > epoch
+
+    async def wait_release(self, epoch: int) -> None:
+        while not self.released_since(epoch):
+            if self._event is None:
+                self._event = asyncio.Event()
+            await self._event.wait()
 
     def release(self) -> None:
+        self.epoch += 1
         event, self._event = self._event, None
         if event is not None:
             event.set()
@@ -56,6 +66,7 @@ class PlannedResponse:
         holds: HoldRegistry,
         on_done: Callable[[Outcome], None],
     ) -> None:
+        self.epoch = holds.epoch
         self.status = status
         self.headers = headers
         self.frames = frames
@@ -114,9 +125,9 @@ class PlannedResponse:
         self, seconds: float | None, disconnected: asyncio.Event, *, releasable: bool = False
     ) -> bool:
         """Wait ``seconds`` (forever when None); False when the client disconnected meanwhile."""
-        waiters = [asyncio.create_task(disconnected.wait())]
+        waiters: list[asyncio.Task[Any]] = [asyncio.create_task(disconnected.wait())]
         if releasable:
-            waiters.append(asyncio.create_task(self.holds.current().wait()))
+            waiters.append(asyncio.create_task(self.holds.wait_release(self.epoch)))
         try:
             await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         finally:

@@ -6,6 +6,7 @@ a condition variable. ``wait_for`` lets a test block until a request arrives ins
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -177,12 +178,24 @@ class RequestLog(RequestView):
         with self._cond:
             self._records.clear()
 
+    async def await_for(
+        self,
+        predicate: Callable[[RequestView], bool] | int,
+        timeout: float = 10.0,
+    ) -> RequestView:
+        """``wait_for`` for async tests: waits on a worker thread, never blocking the loop."""
+        return await asyncio.to_thread(self.wait_for, predicate, timeout)
+
     def wait_for(
         self,
         predicate: Callable[[RequestView], bool] | int,
         timeout: float = 10.0,
     ) -> RequestView:
-        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise."""
+        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise.
+
+        A predicate raising AssertionError or IndexError (``log.last()`` on an empty log) counts
+        as "not yet".
+        """
         check: Callable[[RequestView], bool] = (
             (lambda view: len(view) >= predicate) if isinstance(predicate, int) else predicate
         )
@@ -190,8 +203,11 @@ class RequestLog(RequestView):
         with self._cond:
             while True:
                 view = RequestView(list(self._records))
-                if check(view):
-                    return view
+                try:
+                    if check(view):
+                        return view
+                except (AssertionError, IndexError):
+                    pass  # e.g. ``log.last()`` before the first request: not yet
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise TimeoutError(f"fake model: condition not met within {timeout}s: {view!r}")

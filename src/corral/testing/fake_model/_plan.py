@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
-from ._scenario import ErrorSpec, HoldSpec, Reply, Scenario, Step, Usage
-from ._tools import resolve_call
+from ._scenario import Capability, ErrorSpec, HoldSpec, Reply, Scenario, Step, Usage
+from ._tools import CAPABILITY_TOOLS, pick_tool, resolve_call
 from ._types import ParsedRequest
 
 
@@ -211,4 +211,14 @@ def _matches(step: Step, request: ParsedRequest, is_main: bool, turn: int | None
         return False
     if m.turn is not None and m.turn != turn:
         return False
-    return m.model is None or m.model in request.model
+    if m.model is not None and m.model not in request.model:
+        return False
+    return m.has_tool is None or _advertises(request, m.has_tool)
+
+
+def _advertises(request: ParsedRequest, tool: str) -> bool:
+    if any(t.name == tool for t in request.tools):
+        return True
+    if tool not in CAPABILITY_TOOLS:
+        return False
+    return pick_tool(cast(Capability, tool), request.tools) is not None

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -30,17 +31,33 @@ _START_TIMEOUT = 10.0
 _STOP_TIMEOUT = 10.0
 
 
+class _QuietUpgrades(logging.Filter):
+    """WebSocket upgrades are refused on purpose (see ``_app``); uvicorn's warnings are noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message.startswith("Unsupported upgrade request")
+            or message.startswith("No supported WebSocket library")
+        )
+
+
+_UPGRADE_FILTER = _QuietUpgrades()
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn, told when it has started, and signal handling only when we own the process."""
 
-    def __init__(self, config: uvicorn.Config, started: threading.Event, own_signals: bool) -> None:
+    def __init__(
+        self, config: uvicorn.Config, on_started: Callable[[], None], own_signals: bool
+    ) -> None:
         super().__init__(config)
-        self._started_event = started
+        self._on_started = on_started
         self._own_signals = own_signals
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
-        self._started_event.set()
+        self._on_started()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
@@ -85,7 +102,6 @@ class FakeModelServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task[None] | None = None
-        self._started = threading.Event()
 
     # -- public surface -------------------------------------------------------------------------
 
@@ -123,7 +139,7 @@ class FakeModelServer:
         self._socket = sock
         return sock
 
-    def _make_server(self, own_signals: bool) -> _Uvicorn:
+    def _make_server(self, own_signals: bool, on_started: Callable[[], None]) -> _Uvicorn:
         config = uvicorn.Config(
             self.app,
             lifespan="off",
@@ -133,13 +149,17 @@ class FakeModelServer:
             ws="none",
             timeout_graceful_shutdown=2,
         )
-        self._server = _Uvicorn(config, self._started, own_signals)
+        logger = logging.getLogger("uvicorn.error")
+        if _UPGRADE_FILTER not in logger.filters:
+            logger.addFilter(_UPGRADE_FILTER)
+        self._server = _Uvicorn(config, on_started, own_signals)
         return self._server
 
     def start(self) -> FakeModelServer:
         """Serve on a background thread with its own event loop."""
         sock = self._bind()
-        server = self._make_server(own_signals=False)
+        started = threading.Event()
+        server = self._make_server(own_signals=False, on_started=started.set)
 
         def run() -> None:
             async def main() -> None:
@@ -150,7 +170,7 @@ class FakeModelServer:
 
         self._thread = threading.Thread(target=run, name="fake-model-server", daemon=True)
         self._thread.start()
-        if not self._started.wait(_START_TIMEOUT):
+        if not started.wait(_START_TIMEOUT):
             raise TimeoutError(f"fake model server did not start within {_START_TIMEOUT}s")
         return self
 
@@ -167,13 +187,20 @@ class FakeModelServer:
     async def astart(self) -> FakeModelServer:
         """Serve on the running event loop."""
         sock = self._bind()
-        server = self._make_server(own_signals=False)
+        started = asyncio.Event()
+        server = self._make_server(own_signals=False, on_started=started.set)
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not self._started.is_set():
-            if self._task.done():
-                await self._task
-            await asyncio.sleep(0.005)
+        waiter = asyncio.create_task(started.wait())
+        done, _ = await asyncio.wait(
+            {waiter, self._task}, timeout=_START_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
+        waiter.cancel()
+        if self._task in done:
+            await self._task  # uvicorn gave up during startup: surface its error
+            raise RuntimeError("the fake model server stopped during startup")
+        if waiter not in done:
+            raise TimeoutError(f"fake model server did not start within {_START_TIMEOUT}s")
         return self
 
     async def aclose(self) -> None:
@@ -185,10 +212,10 @@ class FakeModelServer:
         self._task = None
         self._close_socket()
 
-    def serve_forever(self, on_ready: Any = None) -> None:
+    def serve_forever(self, on_ready: Callable[[str], None] | None = None) -> None:
         """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first."""
         sock = self._bind()
-        server = self._make_server(own_signals=True)
+        server = self._make_server(own_signals=True, on_started=lambda: None)
         if on_ready is not None:
             on_ready(self.base_url)
 
