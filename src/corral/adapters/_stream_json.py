@@ -224,6 +224,19 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         await self._control({"subtype": "set_permission_mode", "mode": mode})
         self.permission_mode = mode
 
+    async def query_status(self) -> dict[str, Any]:
+        """What the driver knows without asking the CLI (stream-json has no status request)."""
+        transport = self.transport
+        return {
+            "alive": transport is not None and transport.returncode is None and not self._ended,
+            "pid": transport.pid if transport else None,
+            "busy": self.parser.turn_open,
+            "agent_session_id": self.agent_session_id,
+            "model": self.parser.model or self.model,
+            "permission_mode": self.permission_mode or self.parser.permission_mode,
+            "version": self.parser.version,
+        }
+
     async def get_usage(self) -> dict[str, Any]:
         return msgspec.to_builtins(self.last_usage) if self.last_usage else {}
 

@@ -10,7 +10,7 @@ import difflib
 import re
 from typing import Any
 
-from ..events import FileDiff, ToolKind
+from ..events import FileDiff, Question, ToolKind
 
 _KINDS: dict[str, ToolKind] = {
     # Claude Code
@@ -164,3 +164,53 @@ def file_diff(
             raw=raw,
         )
     return None
+
+
+# ── content helpers ──
+
+
+def result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def exit_code(structured: Any) -> int | None:
+    if isinstance(structured, dict):
+        code = structured.get("exitCode", structured.get("exit_code"))
+        if isinstance(code, int):
+            return code
+    return None
+
+
+def assistant_error_text(message: dict[str, Any]) -> str | None:
+    texts = [
+        b.get("text")
+        for b in message.get("content") or ()
+        if isinstance(b, dict) and b.get("type") == "text"
+    ]
+    return " ".join(t for t in texts if isinstance(t, str)) or None
+
+
+def questions(tool_input: Any) -> tuple[Question, ...]:
+    items = tool_input.get("questions") if isinstance(tool_input, dict) else None
+    out: list[Question] = []
+    for item in items or ():
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            continue
+        options = tuple(
+            o.get("label", "") if isinstance(o, dict) else str(o) for o in item.get("options") or ()
+        )
+        out.append(
+            Question(
+                question=item["question"],
+                header=item.get("header"),
+                options=options,
+                multi_select=bool(item.get("multiSelect")),
+            )
+        )
+    return tuple(out)

@@ -23,15 +23,8 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    ApprovalDecision,
-    ApprovalOption,
-    ApprovalRequested,
-    ApprovalResolved,
     Error,
     Event,
-    Question,
-    QuestionAnswered,
-    QuestionAsked,
     ReasoningComplete,
     ReasoningDelta,
     StatusChanged,
@@ -49,14 +42,16 @@ from ..events import (
     Usage,
     Warning,
 )
-from ._claude_tools import QUESTION_TOOLS, file_diff, tool_cmd, tool_file, tool_kind, tool_title
-
-APPROVAL_OPTIONS = (
-    ApprovalOption(id="allow", label="Allow", decision=ApprovalDecision.ALLOW),
-    ApprovalOption(
-        id="allow_always", label="Allow for this session", decision=ApprovalDecision.ALLOW_ALWAYS
-    ),
-    ApprovalOption(id="deny", label="Deny", decision=ApprovalDecision.DENY),
+from ._claude_control import ControlMixin
+from ._claude_tools import (
+    assistant_error_text,
+    exit_code,
+    file_diff,
+    result_text,
+    tool_cmd,
+    tool_file,
+    tool_kind,
+    tool_title,
 )
 
 _CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
@@ -83,7 +78,7 @@ class _Call(msgspec.Struct):
     parent: str | None = None
 
 
-class ClaudeStreamParser:
+class ClaudeStreamParser(ControlMixin):
     """Stateful translator from stream-json lines to corral events (one instance per session)."""
 
     def __init__(self) -> None:
@@ -132,53 +127,11 @@ class ClaudeStreamParser:
         return [TurnCompleted(stop_reason=StopReason.CANCELLED)]
 
     # ── lines we sent ──
-    def feed_sent(self, obj: Any) -> list[Event]:
-        if not isinstance(obj, dict):
-            return []
-        if obj.get("type") == "user":
-            self._turn_open = True
-            return []
-        if obj.get("type") != "control_response":
-            return []
-        response = obj.get("response") or {}
-        request_id = response.get("request_id")
-        if not isinstance(request_id, str):
-            return []
-        request = self._requests.pop(request_id, None)
-        if request is None:
-            return []
-        answer = response.get("response") or {}
-        behavior = answer.get("behavior")
-        call_id = request.get("tool_use_id")
-        updated = answer.get("updatedInput")
-        if request.get("tool_name") in QUESTION_TOOLS and behavior == "allow":
-            answers = updated.get("answers") if isinstance(updated, dict) else None
-            return [QuestionAnswered(request_id=request_id, answers=dict(answers or {}), raw=obj)]
-        if behavior == "allow":
-            decision = (
-                ApprovalDecision.ALLOW_ALWAYS
-                if answer.get("updatedPermissions")
-                else ApprovalDecision.ALLOW
-            )
-        else:
-            decision = ApprovalDecision.DENY
-            if isinstance(call_id, str):
-                self._denied.add(call_id)
-        return [
-            ApprovalResolved(
-                request_id=request_id,
-                decision=decision,
-                option_id=decision.value,
-                message=answer.get("message"),
-                raw=obj,
-            )
-        ]
+    @property
+    def turn_open(self) -> bool:
+        """A prompt was sent (or a turn began) and its ``result`` has not arrived yet."""
+        return self._turn_open
 
-    def pending_request(self, request_id: str) -> dict[str, Any] | None:
-        """The ``can_use_tool`` request still waiting for our answer (the adapter needs its input)."""
-        return self._requests.get(request_id)
-
-    # ── handlers ──
     def _system(self, obj: dict[str, Any]) -> list[Event]:
         subtype = obj.get("subtype")
         if subtype == "init":
@@ -355,7 +308,7 @@ class ClaudeStreamParser:
         error = obj.get("error")
         if isinstance(error, str):
             events.append(
-                Error(message=_assistant_error_text(message) or error, code=error, raw=obj)
+                Error(message=assistant_error_text(message) or error, code=error, raw=obj)
             )
         return events
 
@@ -371,11 +324,11 @@ class ClaudeStreamParser:
             if not isinstance(call_id, str):
                 continue
             call = self._calls.pop(call_id, None)
-            output = _result_text(block.get("content"))
+            output = result_text(block.get("content"))
             is_error = bool(block.get("is_error"))
             struct = structured if len(results) == 1 else None
             result = ToolResult(
-                output=output, structured=struct, is_error=is_error, exit_code=_exit_code(struct)
+                output=output, structured=struct, is_error=is_error, exit_code=exit_code(struct)
             )
             name = call.name if call else None
             kind = call.kind if call else None
@@ -455,47 +408,6 @@ class ClaudeStreamParser:
         )
         return events
 
-    def _control_request(self, obj: dict[str, Any]) -> list[Event]:
-        request = obj.get("request") or {}
-        request_id = obj.get("request_id")
-        if request.get("subtype") != "can_use_tool" or not isinstance(request_id, str):
-            return [UnknownEvent(raw=obj, vendor_type=f"control_request/{request.get('subtype')}")]
-        self._requests[request_id] = request
-        name = request.get("tool_name", "?")
-        tool_input = request.get("input")
-        call_id = request.get("tool_use_id")
-        if name in QUESTION_TOOLS:
-            return [
-                QuestionAsked(
-                    request_id=request_id,
-                    questions=_questions(tool_input),
-                    call_id=call_id,
-                    raw=obj,
-                )
-            ]
-        return [
-            ApprovalRequested(
-                request_id=request_id,
-                tool_name=name,
-                kind=tool_kind(name, tool_input),
-                title=request.get("title") or tool_title(name, tool_input),
-                input=tool_input,
-                call_id=call_id,
-                file=tool_file(tool_input),
-                cmd=tool_cmd(tool_input),
-                options=APPROVAL_OPTIONS,
-                raw=obj,
-            )
-        ]
-
-    def _control_cancel(self, obj: dict[str, Any]) -> list[Event]:
-        request_id = obj.get("request_id")
-        if isinstance(request_id, str) and self._requests.pop(request_id, None) is not None:
-            return [
-                ApprovalResolved(request_id=request_id, decision=ApprovalDecision.CANCEL, raw=obj)
-            ]
-        return []
-
     def _rate_limit(self, obj: dict[str, Any]) -> list[Event]:
         info = obj.get("rate_limit_info") or {}
         status = info.get("status")
@@ -513,56 +425,9 @@ _HANDLERS = {
     "assistant": ClaudeStreamParser._assistant,
     "user": ClaudeStreamParser._user,
     "result": ClaudeStreamParser._result,
-    "control_request": ClaudeStreamParser._control_request,
-    "control_cancel_request": ClaudeStreamParser._control_cancel,
+    "control_request": ControlMixin._control_request,
+    "control_cancel_request": ControlMixin._control_cancel,
     "control_response": ClaudeStreamParser._ignore,
     "rate_limit_event": ClaudeStreamParser._rate_limit,
     "keep_alive": ClaudeStreamParser._ignore,
 }
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
-
-
-def _exit_code(structured: Any) -> int | None:
-    if isinstance(structured, dict):
-        code = structured.get("exitCode", structured.get("exit_code"))
-        if isinstance(code, int):
-            return code
-    return None
-
-
-def _assistant_error_text(message: dict[str, Any]) -> str | None:
-    texts = [
-        b.get("text")
-        for b in message.get("content") or ()
-        if isinstance(b, dict) and b.get("type") == "text"
-    ]
-    return " ".join(t for t in texts if isinstance(t, str)) or None
-
-
-def _questions(tool_input: Any) -> tuple[Question, ...]:
-    items = tool_input.get("questions") if isinstance(tool_input, dict) else None
-    out: list[Question] = []
-    for item in items or ():
-        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-            continue
-        options = tuple(
-            o.get("label", "") if isinstance(o, dict) else str(o) for o in item.get("options") or ()
-        )
-        out.append(
-            Question(
-                question=item["question"],
-                header=item.get("header"),
-                options=options,
-                multi_select=bool(item.get("multiSelect")),
-            )
-        )
-    return tuple(out)
