@@ -171,3 +171,30 @@ def envelopes(stdout: str) -> list[dict[str, Any]]:
 
 def turn_of(events: list[Any]) -> TurnCompleted:
     return next(e for e in events if isinstance(e, TurnCompleted))
+
+
+PDF_BYTES = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>"
+    b"endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 10 10]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+
+async def case_document(env: Env) -> None:
+    """A PDF attachment reaches the model as a document block (``cap_documents``)."""
+    from corral.adapters.base import Attachment
+
+    env.server.set_scenario({"default": {"text": "A PDF."}})
+    d = Driver(env.adapter())
+    await d.start()
+    try:
+        await d.prompt(
+            "What is this?",
+            [Attachment(data=PDF_BYTES, media_type="application/pdf", name="x.pdf")],
+        )
+        turn = await d.turn()
+    finally:
+        await d.finish()
+    assert turn.result_text == "A PDF."
+    body = env.server.requests.main().last().body
+    user = [m for m in body["messages"] if m.get("role") == "user"][-1]
+    assert "document" in [block.get("type") for block in user["content"]]

@@ -53,6 +53,10 @@ async def test_subagent_traffic_nests(env: Env) -> None:
     await cases.case_subagent(env)
 
 
+async def test_pdf_goes_as_a_document_block(env: Env) -> None:
+    await cases.case_document(env)
+
+
 async def test_allow_always_remembers_for_the_session(env: Env) -> None:
     await cases.case_allow_always(env)
 
