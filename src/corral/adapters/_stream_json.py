@@ -15,7 +15,6 @@ one ``SessionEnded``: ``completed`` (exit 0), ``failed`` (anything else, with th
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import itertools
 import os
@@ -36,10 +35,10 @@ from ..events import (
     SessionEnded,
     SessionStarted,
     Usage,
-    Warning,
 )
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
+from ._stream_json_wire import attachment_block, bad_line, session_permissions
 from .base import Attachment, BaseAdapter
 
 _encoder = msgspec.json.Encoder()
@@ -201,7 +200,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 else request.get("input", {}),
             }
             if decision is ApprovalDecision.ALLOW_ALWAYS:
-                answer["updatedPermissions"] = self.session_permissions(request)
+                answer["updatedPermissions"] = session_permissions(request)
         else:
             answer = {"behavior": "deny", "message": message or "The user denied this action."}
             if decision is ApprovalDecision.CANCEL:
@@ -240,45 +239,10 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     async def get_usage(self) -> dict[str, Any]:
         return msgspec.to_builtins(self.last_usage) if self.last_usage else {}
 
-    def session_permissions(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        """Rules that make "allow for this session" stick: the CLI's own suggestions, kept to the session."""
-        rules: list[dict[str, Any]] = []
-        for suggestion in request.get("permission_suggestions") or ():
-            if isinstance(suggestion, dict) and suggestion.get("type") in (
-                "addRules",
-                "replaceRules",
-                "setMode",
-                "addDirectories",
-            ):
-                rules.append({**suggestion, "destination": "session"})
-        if not rules:
-            rules.append(
-                {
-                    "type": "addRules",
-                    "rules": [{"toolName": request.get("tool_name", "")}],
-                    "behavior": "allow",
-                    "destination": "session",
-                }
-            )
-        return rules
-
     # ── wire helpers ──
     def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
         """The ``message.content`` blocks of a user message: the text, then one block per file."""
-        return [{"type": "text", "text": text}, *(self._attachment_block(a) for a in attachments)]
-
-    def _attachment_block(self, att: Attachment) -> dict[str, Any]:
-        data = base64.b64encode(att.read_bytes()).decode("ascii")
-        source = {"type": "base64", "media_type": att.media_type, "data": data}
-        if att.is_image:
-            return {"type": "image", "source": source}
-        if att.media_type == "application/pdf":
-            return {"type": "document", "source": source}
-        text = att.read_bytes().decode("utf-8", errors="replace")
-        return {
-            "type": "text",
-            "text": f"<file name={att.name or att.path or 'attachment'!r}>\n{text}\n</file>",
-        }
+        return [{"type": "text", "text": text}, *(attachment_block(a) for a in attachments)]
 
     async def _write(self, obj: dict[str, Any]) -> None:
         if self.transport is None or self._ended:
@@ -336,9 +300,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         try:
             obj = msgspec.json.decode(stripped)
         except msgspec.DecodeError:
-            return [_bad_line(stripped)]
+            return [bad_line(stripped)]
         if not isinstance(obj, dict):
-            return [_bad_line(stripped)]
+            return [bad_line(stripped)]
         kind = obj.get("type")
         if kind == "control_response":
             self._resolve(obj.get("response") or {})
@@ -450,17 +414,3 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         if self._reader is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(self._reader, self.stop_grace)
-
-
-def _bad_line(line: bytes) -> Event:
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        return Error(
-            message=f"the agent printed {len(line)} bytes of binary data", code="binary_output"
-        )
-    if text.startswith("{"):
-        return Error(
-            message=f"truncated or invalid JSON from the agent: {text[:120]!r}", code="invalid_json"
-        )
-    return Warning(message=f"non-protocol output: {text[:200]}", code="non_json_output")

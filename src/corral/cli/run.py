@@ -91,7 +91,13 @@ def register(root: typer.Typer) -> None:
         cls = adapter_class(agent)
         attachments = load_images(image)
         workdir = str((cwd or Path.cwd()).resolve())
-        offered: dict[str, object] = {"cwd": workdir, "model": model, "resume_session_id": resume}
+        session_ids: list[str] = []
+        offered: dict[str, object] = {
+            "cwd": workdir,
+            "model": model,
+            "resume_session_id": resume,
+            "on_session_id": session_ids.append,
+        }
         if binary:
             offered["binary"] = binary
         adapter = construct(cls, **offered)
@@ -109,6 +115,10 @@ def register(root: typer.Typer) -> None:
                 interactive=sys.stdin.isatty(),
             )
         )
+        if session_ids and not json_out:
+            err_console.print(
+                f"[dim]session {session_ids[-1]} · continue with --resume {session_ids[-1]}[/]"
+            )
         raise typer.Exit(code)
 
 
