@@ -51,7 +51,8 @@ async def test_conformance(scenario: str, agent_bin: Callable[[str], Path]) -> N
 def test_what_qwen_cannot_do_is_declared() -> None:
     caps = QwenAdapter.capabilities()
     assert not caps.interact  # ask_user_question gets no answers over stream-json
-    assert not caps.documents and not caps.thinking and not caps.subagents
+    assert not caps.documents and not caps.subagents
+    assert caps.thinking
 
 
 async def test_question_answer_is_unsupported_and_says_why(env: Env) -> None:
@@ -102,6 +103,10 @@ async def test_question_answer_is_unsupported_and_says_why(env: Env) -> None:
         await d.turn()
     finally:
         await d.finish()
+
+
+async def test_thinking_is_streamed(env: Env) -> None:
+    await cases.case_thinking(env)
 
 
 async def test_allow_always_remembers_for_the_session(env: Env) -> None:

@@ -104,14 +104,18 @@ class QwenAdapter(StreamJsonAdapter):
 
     cap_images = True
     cap_image_input = True
+    cap_thinking = True
     cap_permissions = True
     cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
-    cap_interact = (
-        False  # no answers reach ask_user_question in stream-json mode (see answer_question)
-    )
+    # Not claimed, each checked on 0.15.10: answers never reach ask_user_question over
+    # stream-json (see answer_question); sub-agents run as background forks whose messages never
+    # reach stdout; documents are flattened to text like every non-text block.
+    cap_interact = False
+    cap_subagents = False
+    cap_documents = False
 
     provides_models = False
     provides_usage = True

@@ -56,6 +56,18 @@ def _slow(
     return {"text": text, "chunks": 40, "chunk_delay": 0.25}
 
 
+def _delegate(tool: str, wire_apis: list[str], subagent_type: str | None) -> dict[str, Any]:
+    """The first main request of the turn starts a sub-agent (tool name and types differ per CLI)."""
+    arguments = {"description": "Say hi", "prompt": "Sub-agent: reply with a greeting."}
+    if subagent_type:
+        arguments["subagent_type"] = subagent_type
+    return {
+        "name": f"delegate-{tool}",
+        "match": {"turn": 1, "wire_api": wire_apis},
+        "reply": {"tool_calls": [{"name": tool, "arguments": arguments}]},
+    }
+
+
 def _shell_steps(command: str) -> list[dict[str, Any]]:
     return [
         {
@@ -262,22 +274,9 @@ SCENARIOS: dict[str, AgentScenario] = {
             model={
                 "name": "subagent",
                 "steps": [
-                    {
-                        "name": "delegate",
-                        "match": {"turn": 1},
-                        "reply": {
-                            "tool_calls": [
-                                {
-                                    "name": "Agent",
-                                    "arguments": {
-                                        "description": "Say hi",
-                                        "prompt": "Sub-agent: reply with a greeting.",
-                                        "subagent_type": "general-purpose",
-                                    },
-                                }
-                            ]
-                        },
-                    },
+                    _delegate("Agent", ["anthropic"], "general-purpose"),
+                    # Qwen Code has no named sub-agents by default: no type = a fork of the conversation.
+                    _delegate("agent", ["openai-chat"], None),
                     {
                         "name": "sub",
                         "match": {"user_text_contains": "Sub-agent"},

@@ -49,8 +49,9 @@ SCENARIOS_BOTH = [
     "input-during-turn",
     "image",
     "usage",
+    "thinking",
 ]
-SCENARIOS_CLAUDE_ONLY = ["question", "thinking", "subagent"]
+SCENARIOS_CLAUDE_ONLY = ["question", "subagent"]
 
 FIXTURES_USED = [f"{cli}/{s}.jsonl" for cli in BOTH for s in SCENARIOS_BOTH] + [
     f"{CLAUDE}/{s}.jsonl" for s in SCENARIOS_CLAUDE_ONLY
@@ -215,8 +216,9 @@ def test_usage_is_reported_per_turn(cli: str) -> None:
     assert index(events, usage) < index(events, turns(events)[-1])
 
 
-def test_thinking_streams_reasoning() -> None:
-    events = replay(f"{CLAUDE}/thinking.jsonl")
+@pytest.mark.parametrize("cli", BOTH)
+def test_thinking_streams_reasoning(cli: str) -> None:
+    events = replay(f"{cli}/thinking.jsonl")
     assert "".join(d.text for d in of(events, ReasoningDelta)) == "Let me think about this."
     assert [r.text for r in of(events, ReasoningComplete)] == ["Let me think about this."]
     assert turns(events)[-1].result_text == "Thought it through."
