@@ -395,6 +395,11 @@ class ClaudeStreamParser(ControlMixin):
             error = (
                 "; ".join(str(e) for e in errors) if isinstance(errors, list) and errors else None
             ) or str(obj.get("result") or subtype)
+        elif _is_text_api_error(obj.get("result"), usage):
+            # Qwen Code reports a failed model call as answer text in a "success" result.
+            stop = StopReason.ERROR
+            error = str(obj["result"]).strip("[]")
+            events.append(Error(message=error, code="api_error", raw=obj))
         else:
             stop = _STOP_REASONS.get(obj.get("stop_reason") or "", StopReason.END_TURN)
         result_text = obj.get("result")
@@ -431,3 +436,13 @@ _HANDLERS = {
     "rate_limit_event": ClaudeStreamParser._rate_limit,
     "keep_alive": ClaudeStreamParser._ignore,
 }
+
+
+def _is_text_api_error(result: Any, usage: dict[str, Any]) -> bool:
+    """``[API Error: …]`` as the whole answer of a turn that produced no tokens."""
+    return (
+        isinstance(result, str)
+        and result.startswith("[API Error:")
+        and result.endswith("]")
+        and not usage.get("output_tokens")
+    )

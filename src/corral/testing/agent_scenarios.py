@@ -293,6 +293,17 @@ SCENARIOS: dict[str, AgentScenario] = {
             requires=("subagents",),
         ),
         AgentScenario(
+            name="api-error",
+            description="The model endpoint refuses the request (400, not retried); the turn fails.",
+            model={
+                "name": "api-error",
+                "default": {
+                    "error": {"kind": "bad_request", "message": "fake-model refuses this request"}
+                },
+            },
+            drive=drive_text,
+        ),
+        AgentScenario(
             name="usage",
             description="A text answer whose token usage the agent reports.",
             model={

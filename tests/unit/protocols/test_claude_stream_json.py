@@ -14,6 +14,7 @@ from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
+    Error,
     Event,
     FileDiff,
     QuestionAnswered,
@@ -50,6 +51,7 @@ SCENARIOS_BOTH = [
     "image",
     "usage",
     "thinking",
+    "api-error",
 ]
 SCENARIOS_CLAUDE_ONLY = ["question", "subagent"]
 
@@ -214,6 +216,16 @@ def test_usage_is_reported_per_turn(cli: str) -> None:
         assert (usage.input_tokens, usage.output_tokens) == (1234, 56)
         assert usage.cost_usd is not None and usage.cost_usd > 0
     assert index(events, usage) < index(events, turns(events)[-1])
+
+
+@pytest.mark.parametrize("cli", BOTH)
+def test_api_error_fails_the_turn(cli: str) -> None:
+    # Claude says is_error; Qwen Code answers "[API Error: …]" in a "success" result.
+    events = replay(f"{cli}/api-error.jsonl")
+    (turn,) = turns(events)
+    assert turn.stop_reason is StopReason.ERROR
+    assert turn.error is not None and "fake-model refuses this request" in turn.error
+    assert [e for e in of(events, Error) if "refuses" in e.message]
 
 
 @pytest.mark.parametrize("cli", BOTH)
