@@ -180,6 +180,8 @@ def test_chunk_delay_is_interruptible(fake: FakeModelServer) -> None:
     ):
         lines = reply.iter_lines()
         assert next(lines).startswith("data:")
+        under_way = fake.requests.wait_for(lambda log: log.last().frames_sent >= 2)
+        assert under_way.last().outcome == "pending"
     record = fake.requests.wait_for(lambda log: log.last().outcome != "pending", timeout=5).last()
     assert record.outcome == "client-disconnected"
 

@@ -65,6 +65,7 @@ class PlannedResponse:
         disconnect_after: int | None,
         holds: HoldRegistry,
         on_done: Callable[[Outcome], None],
+        on_frame: Callable[[int], None] | None = None,
     ) -> None:
         self.epoch = holds.epoch
         self.status = status
@@ -74,6 +75,7 @@ class PlannedResponse:
         self.disconnect_after = disconnect_after
         self.holds = holds
         self.on_done = on_done
+        self.on_frame = on_frame
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         disconnected = asyncio.Event()
@@ -118,6 +120,8 @@ class PlannedResponse:
             if disconnected.is_set():
                 return "client-disconnected"
             await send({"type": "http.response.body", "body": frame.data, "more_body": True})
+            if self.on_frame is not None:
+                self.on_frame(index + 1)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete"
 
