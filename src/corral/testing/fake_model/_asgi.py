@@ -89,11 +89,17 @@ class PlannedResponse:
 
         watcher = asyncio.create_task(watch())
         outcome: Outcome = "client-disconnected"
+        self._reported = False
         try:
             outcome = await self._play(send, disconnected)
         finally:
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
+            self._report(outcome)
+
+    def _report(self, outcome: Outcome) -> None:
+        if not self._reported:
+            self._reported = True
             self.on_done(outcome)
 
     async def _play(self, send: Send, disconnected: asyncio.Event) -> Outcome:
@@ -119,9 +125,14 @@ class PlannedResponse:
                 return "client-disconnected"
             if disconnected.is_set():
                 return "client-disconnected"
-            await send({"type": "http.response.body", "body": frame.data, "more_body": True})
+            # The log is updated before the bytes go out, so a client holding a frame (or, after
+            # the last one, the whole reply) never finds the record lagging behind.
             if self.on_frame is not None:
                 self.on_frame(index + 1)
+            if index == len(self.frames) - 1:
+                self._report("complete")
+            await send({"type": "http.response.body", "body": frame.data, "more_body": True})
+        self._report("complete")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete"
 
