@@ -17,7 +17,7 @@ import pytest
 from corral.testing import FakeModelServer
 
 from ._helpers import sse_events
-from .record_requests import VERSIONS
+from .record_requests import RECORDINGS, VERSIONS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "requests"
 FILES = sorted(FIXTURES.glob("*.jsonl"))
@@ -35,7 +35,11 @@ EXPECTED = {
 
 
 def test_every_pinned_cli_has_a_recording() -> None:
-    assert sorted(f.name for f in FILES) == sorted(f"{c}-{v}.jsonl" for c, v in VERSIONS.items())
+    expected = []
+    for name in RECORDINGS:
+        cli, _, api = name.partition("@")
+        expected.append(f"{cli}-{VERSIONS[cli]}{'@' + api if api else ''}.jsonl")
+    assert sorted(f.name for f in FILES) == sorted(expected)
 
 
 def tool_calls(api: str, text: str) -> list[tuple[str, dict[str, Any]]]:
