@@ -34,6 +34,13 @@ VERSIONS = {
     "hermes": "0.19.0",
 }
 PROMPT = "make hello.txt"
+# pi speaks every wire API through the vendors' own SDKs: a second client for each of them.
+PI_APIS = {
+    "anthropic-messages": "",
+    "openai-responses": "/v1",
+    "google-generative-ai": "/v1beta",
+}
+RECORDINGS = [*VERSIONS, *(f"pi@{api}" for api in PI_APIS)]
 
 
 def _bin(cli: str, name: str | None = None) -> str:
@@ -42,7 +49,7 @@ def _bin(cli: str, name: str | None = None) -> str:
     return str(AGENTS / cli / VERSIONS[cli] / "node_modules/.bin" / (name or cli))
 
 
-def _launch(cli: str, url: str, home: Path) -> tuple[list[str], dict[str, str]]:
+def _launch(cli: str, url: str, home: Path, api: str) -> tuple[list[str], dict[str, str]]:
     env: dict[str, str] = {}
     if cli == "claude":
         env = {
@@ -141,8 +148,8 @@ def _launch(cli: str, url: str, home: Path) -> tuple[list[str], dict[str, str]]:
         models = {
             "providers": {
                 "fake": {
-                    "baseUrl": f"{url}/v1",
-                    "api": "openai-completions",
+                    "baseUrl": url + PI_APIS.get(api, "/v1"),
+                    "api": api or "openai-completions",
                     "apiKey": "test",
                     "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
                     "models": [
@@ -212,7 +219,9 @@ def _shorten(value: Any, key: str = "") -> Any:
     return value
 
 
-def record(cli: str) -> Path:
+def record(name: str) -> Path:
+    """Record one CLI (``pi@anthropic-messages`` picks pi's wire API)."""
+    cli, _, api = name.partition("@")
     with tempfile.TemporaryDirectory() as tmp, FakeModelServer("write-file") as srv:
         home, repo = Path(tmp) / "home", Path(tmp) / "repo"
         home.mkdir()
@@ -232,7 +241,7 @@ def record(cli: str) -> Path:
             ],
         ):
             subprocess.run(["git", *git], cwd=repo, check=True)
-        argv, env = _launch(cli, srv.base_url, home)
+        argv, env = _launch(cli, srv.base_url, home, api)
         run = subprocess.run(
             argv,
             cwd=repo,
@@ -251,6 +260,7 @@ def record(cli: str) -> Path:
             {
                 "cli": cli,
                 "version": VERSIONS[cli],
+                "api": api or None,
                 "cwd": str(repo),
                 "method": r.method,
                 "path": r.path,
@@ -260,11 +270,11 @@ def record(cli: str) -> Path:
             for r in srv.requests.model_calls()
         ]
     OUT.mkdir(parents=True, exist_ok=True)
-    target = OUT / f"{cli}-{VERSIONS[cli]}.jsonl"
+    target = OUT / f"{cli}-{VERSIONS[cli]}{'@' + api if api else ''}.jsonl"
     target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     return target
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or list(VERSIONS):
+    for name in sys.argv[1:] or RECORDINGS:
         print(record(name))

@@ -152,6 +152,7 @@ def test_hold_until_released(fake: FakeModelServer, client: httpx.Client) -> Non
     fake.release_holds()
     worker.join(10)
     assert result["reply"].status_code == 200
+    # Marked complete before the last byte goes out: no wait needed once the reply is in.
     assert fake.requests.last().outcome == "complete"
 
 
@@ -180,6 +181,8 @@ def test_chunk_delay_is_interruptible(fake: FakeModelServer) -> None:
     ):
         lines = reply.iter_lines()
         assert next(lines).startswith("data:")
+        under_way = fake.requests.wait_for(lambda log: log.last().frames_sent >= 2)
+        assert under_way.last().outcome == "pending"
     record = fake.requests.wait_for(lambda log: log.last().outcome != "pending", timeout=5).last()
     assert record.outcome == "client-disconnected"
 

@@ -14,10 +14,19 @@ from typing import Any
 import httpx
 import pytest
 
-from corral.testing import FakeModelServer
+from corral.testing import FakeModelServer, ToolCallSpec
+from corral.testing.fake_model import (
+    ParsedRequest,
+    _anthropic,
+    _chat,
+    _gemini,
+    _responses,
+    find_cwd,
+)
+from corral.testing.fake_model._tools import resolve_call
 
 from ._helpers import sse_events
-from .record_requests import VERSIONS
+from .record_requests import RECORDINGS, VERSIONS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "requests"
 FILES = sorted(FIXTURES.glob("*.jsonl"))
@@ -35,7 +44,11 @@ EXPECTED = {
 
 
 def test_every_pinned_cli_has_a_recording() -> None:
-    assert sorted(f.name for f in FILES) == sorted(f"{c}-{v}.jsonl" for c, v in VERSIONS.items())
+    expected = []
+    for name in RECORDINGS:
+        cli, _, api = name.partition("@")
+        expected.append(f"{cli}-{VERSIONS[cli]}{'@' + api if api else ''}.jsonl")
+    assert sorted(f.name for f in FILES) == sorted(expected)
 
 
 def tool_calls(api: str, text: str) -> list[tuple[str, dict[str, Any]]]:
@@ -102,3 +115,98 @@ def test_recorded_turn_replays(fixture: Path) -> None:
     assert [m.role for m in second.messages].count("assistant") >= 1
     # Side requests (titles, gemini's router) are answered but never counted as turns.
     assert all(rec.turn is None for rec in records if not rec.is_main)
+
+
+def _first_main_request(fixture: Path) -> tuple[ParsedRequest, str]:
+    rows = [json.loads(line) for line in fixture.read_text().splitlines()]
+    row = next(r for r in rows if r["body"].get("tools"))
+    path, body = row["path"], row["body"]
+    if path.endswith("/messages"):
+        return _anthropic.parse(body), row["cwd"]
+    if path.endswith("/responses"):
+        return _responses.parse(body), row["cwd"]
+    if path.endswith("/chat/completions"):
+        return _chat.parse(body), row["cwd"]
+    return _gemini.parse(body, "m", stream=True), row["cwd"]
+
+
+# What each capability resolves to with the tool schemas the real CLIs sent (None: not offered).
+CAPABILITIES: dict[str, dict[str, tuple[str, dict[str, Any]] | None]] = {
+    "claude": {
+        "edit": ("Edit", {"file_path": "/r/a.txt", "old_string": "x", "new_string": "y"}),
+        "shell": ("Bash", {"command": "ls", "description": "Run a command"}),
+        "ask_user": None,
+    },
+    "codex": {
+        "edit": None,
+        "shell": ("exec_command", {"cmd": "ls"}),
+        "ask_user": (
+            "request_user_input",
+            {
+                "questions": [
+                    {
+                        "header": "Question",
+                        "id": "q1",
+                        "question": "Color?",
+                        "options": [
+                            {"label": "red", "description": "red"},
+                            {"label": "blue", "description": "blue"},
+                        ],
+                    }
+                ]
+            },
+        ),
+    },
+    "gemini": {
+        "edit": (
+            "replace",
+            {"file_path": "/r/a.txt", "instruction": "fake", "old_string": "x", "new_string": "y"},
+        ),
+        "shell": ("run_shell_command", {"command": "ls", "description": "Run a command"}),
+        "ask_user": None,
+    },
+    "hermes": {
+        "edit": (
+            "patch",
+            {
+                "mode": "replace",
+                "path": "/r/a.txt",
+                "old_string": "x",
+                "new_string": "y",
+            },
+        ),
+        "shell": ("terminal", {"command": "ls"}),
+        "ask_user": ("clarify", {"question": "Color?", "choices": ["red", "blue"]}),
+    },
+    "opencode": {
+        "edit": ("edit", {"filePath": "/r/a.txt", "oldString": "x", "newString": "y"}),
+        "shell": ("bash", {"command": "ls"}),
+        "ask_user": None,
+    },
+    "pi": {
+        "edit": ("edit", {"path": "/r/a.txt", "edits": [{"oldText": "x", "newText": "y"}]}),
+        "shell": ("bash", {"command": "ls"}),
+        "ask_user": None,
+    },
+    "qwen": {
+        "edit": ("edit", {"file_path": "/r/a.txt", "old_string": "x", "new_string": "y"}),
+        "shell": ("run_shell_command", {"command": "ls", "description": "Run a command"}),
+        "ask_user": None,
+    },
+}
+SPECS = {
+    "edit": {"capability": "edit", "path": "a.txt", "old": "x", "new": "y"},
+    "shell": {"capability": "shell", "command": "ls"},
+    "ask_user": {"capability": "ask_user", "question": "Color?", "options": ["red", "blue"]},
+}
+
+
+@pytest.mark.parametrize("fixture", FILES, ids=[f.stem for f in FILES])
+def test_capabilities_against_recorded_tool_schemas(fixture: Path) -> None:
+    request, cwd = _first_main_request(fixture)
+    assert find_cwd(request) == cwd
+    cli = fixture.stem.split("-")[0]
+    for capability, expected in CAPABILITIES[cli].items():
+        resolved = resolve_call(ToolCallSpec.model_validate(SPECS[capability]), request, "/r")
+        got = None if resolved is None else (resolved[0].name, resolved[1])
+        assert got == expected, capability

@@ -204,3 +204,22 @@ def test_published_schema_file_is_current() -> None:
     # Regenerate with: corral fake-model schema > src/corral/testing/fake_model/scenario.schema.json
     path = Path(__file__).parents[3] / "src/corral/testing/fake_model/scenario.schema.json"
     assert json.loads(path.read_text()) == scenario_json_schema()
+
+
+def test_reply_text_templates() -> None:
+    runner = ScenarioRunner(
+        Scenario.model_validate(
+            {
+                "steps": [
+                    {
+                        "match": {"last_is_tool_result": True},
+                        "reply": {"text": "got $tool_result on turn $turn; $HOME stays"},
+                    }
+                ],
+                "default": {"text": "you said: $user_text"},
+            }
+        )
+    )
+    assert runner.decide(request(user("hello"))).plan.text == "you said: hello"
+    result = Message(role="tool", text="42", tool_call_id="t")
+    assert runner.decide(request(user("x"), result)).plan.text == "got 42 on turn 2; $HOME stays"

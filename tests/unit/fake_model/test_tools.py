@@ -43,7 +43,10 @@ EDIT = {"capability": "edit", "path": "a.py", "old": "x = 1", "new": "x = 2"}
             "gemini",
             ("replace", {"file_path": "/repo/a.py", "old_string": "x = 1", "new_string": "x = 2"}),
         ),
-        ("pi", ("edit", {"path": "/repo/a.py", "oldText": "x = 1", "newText": "x = 2"})),
+        (
+            "pi",
+            ("edit", {"path": "/repo/a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+        ),
         (
             "opencode",
             ("edit", {"filePath": "/repo/a.py", "oldString": "x = 1", "newString": "x = 2"}),

@@ -298,4 +298,5 @@ def _generate(
         disconnect_after=plan.disconnect_after,
         holds=state.holds,
         on_done=done,
+        on_frame=lambda sent: state.log.progress(record, sent),
     )

@@ -65,6 +65,7 @@ class PlannedResponse:
         disconnect_after: int | None,
         holds: HoldRegistry,
         on_done: Callable[[Outcome], None],
+        on_frame: Callable[[int], None] | None = None,
     ) -> None:
         self.epoch = holds.epoch
         self.status = status
@@ -74,6 +75,7 @@ class PlannedResponse:
         self.disconnect_after = disconnect_after
         self.holds = holds
         self.on_done = on_done
+        self.on_frame = on_frame
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         disconnected = asyncio.Event()
@@ -87,11 +89,17 @@ class PlannedResponse:
 
         watcher = asyncio.create_task(watch())
         outcome: Outcome = "client-disconnected"
+        self._reported = False
         try:
             outcome = await self._play(send, disconnected)
         finally:
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
+            self._report(outcome)
+
+    def _report(self, outcome: Outcome) -> None:
+        if not self._reported:
+            self._reported = True
             self.on_done(outcome)
 
     async def _play(self, send: Send, disconnected: asyncio.Event) -> Outcome:
@@ -117,7 +125,14 @@ class PlannedResponse:
                 return "client-disconnected"
             if disconnected.is_set():
                 return "client-disconnected"
+            # The log is updated before the bytes go out, so a client holding a frame (or, after
+            # the last one, the whole reply) never finds the record lagging behind.
+            if self.on_frame is not None:
+                self.on_frame(index + 1)
+            if index == len(self.frames) - 1:
+                self._report("complete")
             await send({"type": "http.response.body", "body": frame.data, "more_body": True})
+        self._report("complete")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete"
 

@@ -53,6 +53,8 @@ class RequestRecord(msgspec.Struct, kw_only=True):
     """Which scenario step (or fallback) produced the reply."""
     status: int = 0
     outcome: str = "pending"
+    frames_sent: int = 0
+    """Body frames (SSE events) sent so far; lets a test cancel once a reply is under way."""
     """``complete``, ``client-disconnected``, ``server-disconnected`` (or ``pending``)."""
     time: float = 0.0
 
@@ -163,6 +165,11 @@ class RequestLog(RequestView):
             record.index = len(self._records)
             record.time = time.time()
             self._records.append(record)
+            self._cond.notify_all()
+
+    def progress(self, record: RequestRecord, frames_sent: int) -> None:
+        with self._cond:
+            record.frames_sent = frames_sent
             self._cond.notify_all()
 
     def finish(self, record: RequestRecord, outcome: str) -> None:

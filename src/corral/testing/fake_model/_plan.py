@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 import threading
 from typing import Any, cast
 
@@ -170,7 +171,7 @@ class ScenarioRunner:
                     namespace=tool.namespace,
                 )
             )
-        text = reply.text
+        text = _template(reply.text, request, self._turn if request.has_tools else None)
         if missing and not calls and text is None:
             text = f"fake-model: no advertised tool for {', '.join(missing)}"
         return Plan(
@@ -186,6 +187,19 @@ class ScenarioRunner:
             usage=reply.usage,
             serial=self._serial,
         )
+
+
+def _template(text: str | None, request: ParsedRequest, turn: int | None) -> str | None:
+    """Fill ``$user_text``, ``$tool_result`` and ``$turn`` in a reply text (others are left)."""
+    if text is None or "$" not in text:
+        return text
+    results = request.last_tool_results
+    values = {
+        "user_text": request.user_texts[-1] if request.user_texts else "",
+        "tool_result": results[-1] if results else "",
+        "turn": "" if turn is None else str(turn),
+    }
+    return string.Template(text).safe_substitute(values)
 
 
 def _matches(step: Step, request: ParsedRequest, is_main: bool, turn: int | None) -> bool:

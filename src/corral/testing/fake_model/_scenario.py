@@ -115,6 +115,7 @@ class Reply(_Model):
     """What one step answers. Blocks are emitted as thinking, text, then tool calls."""
 
     text: str | None = None
+    """Reply text; ``$user_text``, ``$tool_result`` and ``$turn`` are filled from the request."""
     chunks: int = Field(default=1, ge=1)
     """Split ``text`` into this many stream deltas."""
     chunk_delay: float = Field(default=0.0, ge=0)

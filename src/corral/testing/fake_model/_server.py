@@ -14,7 +14,7 @@ import socket
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
@@ -48,32 +48,38 @@ _UPGRADE_FILTER = _QuietUpgrades()
 class _Uvicorn(uvicorn.Server):
     """uvicorn, told when it has started, and signal handling only when we own the process."""
 
-    def __init__(
-        self, config: uvicorn.Config, on_started: Callable[[], None], own_signals: bool
-    ) -> None:
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
         super().__init__(config)
         self._on_started = on_started
-        self._own_signals = own_signals
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._exit = asyncio.Event()
         await super().startup(sockets=sockets)
         self._on_started()
 
+    async def main_loop(self) -> None:
+        # uvicorn polls should_exit every 0.1 s; waking on an event makes stop() prompt.
+        # (Its per-second tick only refreshes the Date header, which is turned off.)
+        if not self.should_exit:
+            await self._exit.wait()
+
+    def request_exit(self) -> None:
+        """Stop serving; callable from any thread."""
+        self.should_exit = True
+        loop = getattr(self, "_loop", None)
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._exit.set)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self.request_exit()
+
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
-        if not self._own_signals:
-            # In-process: never steal the test runner's SIGINT handler.
-            yield
-            return
-        previous = {
-            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
-        }
-        try:
-            yield
-        finally:
-            # Unlike uvicorn, do not re-raise the signal: a stop by signal is a clean exit.
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        # In-process: never steal the test runner's SIGINT handler. As a process,
+        # ``serve_forever`` installs the handlers itself, before it announces the URL.
+        yield
 
 
 class FakeModelServer:
@@ -139,7 +145,7 @@ class FakeModelServer:
         self._socket = sock
         return sock
 
-    def _make_server(self, own_signals: bool, on_started: Callable[[], None]) -> _Uvicorn:
+    def _make_server(self, on_started: Callable[[], None]) -> _Uvicorn:
         config = uvicorn.Config(
             self.app,
             lifespan="off",
@@ -147,19 +153,20 @@ class FakeModelServer:
             log_level="warning",
             access_log=False,
             ws="none",
+            date_header=False,
             timeout_graceful_shutdown=2,
         )
         logger = logging.getLogger("uvicorn.error")
         if _UPGRADE_FILTER not in logger.filters:
             logger.addFilter(_UPGRADE_FILTER)
-        self._server = _Uvicorn(config, on_started, own_signals)
+        self._server = _Uvicorn(config, on_started)
         return self._server
 
     def start(self) -> FakeModelServer:
         """Serve on a background thread with its own event loop."""
         sock = self._bind()
         started = threading.Event()
-        server = self._make_server(own_signals=False, on_started=started.set)
+        server = self._make_server(on_started=started.set)
 
         def run() -> None:
             async def main() -> None:
@@ -178,7 +185,7 @@ class FakeModelServer:
         if self._server is None:
             return
         self.release_holds()
-        self._server.should_exit = True
+        self._server.request_exit()
         if self._thread is not None:
             self._thread.join(_STOP_TIMEOUT)
             self._thread = None
@@ -188,7 +195,7 @@ class FakeModelServer:
         """Serve on the running event loop."""
         sock = self._bind()
         started = asyncio.Event()
-        server = self._make_server(own_signals=False, on_started=started.set)
+        server = self._make_server(on_started=started.set)
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(server.serve(sockets=[sock]))
         waiter = asyncio.create_task(started.wait())
@@ -207,24 +214,36 @@ class FakeModelServer:
         if self._server is None or self._task is None:
             return
         self._holds.release()
-        self._server.should_exit = True
+        self._server.request_exit()
         await asyncio.wait_for(self._task, _STOP_TIMEOUT)
         self._task = None
         self._close_socket()
 
     def serve_forever(self, on_ready: Callable[[str], None] | None = None) -> None:
-        """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first."""
+        """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first.
+
+        The signal handlers go in before the URL is announced, so a signal sent the moment the
+        URL is read still stops the server cleanly (unlike uvicorn, the signal is not re-raised:
+        a stop by signal is a normal exit).
+        """
         sock = self._bind()
-        server = self._make_server(own_signals=True, on_started=lambda: None)
-        if on_ready is not None:
-            on_ready(self.base_url)
+        server = self._make_server(on_started=lambda: None)
+        previous = {
+            sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            if on_ready is not None:
+                on_ready(self.base_url)
 
-        async def main() -> None:
-            self._loop = asyncio.get_running_loop()
-            await server.serve(sockets=[sock])
+            async def main() -> None:
+                self._loop = asyncio.get_running_loop()
+                await server.serve(sockets=[sock])
 
-        asyncio.run(main())
-        self._close_socket()
+            asyncio.run(main())
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self._close_socket()
 
     def _close_socket(self) -> None:
         if self._socket is not None:
