@@ -37,8 +37,30 @@ SPECS: dict[str, TargetSpec] = {
     for spec in [
         TargetSpec("claude", "corral.adapters.claude:ClaudeAdapter", "claude"),
         TargetSpec("qwen", "corral.adapters.qwen:QwenAdapter", "qwen"),
-        TargetSpec("codex", "corral.adapters.codex:CodexAdapter", "codex"),
-        TargetSpec("codex-exec", "corral.adapters.codex:CodexExecAdapter", "codex"),
+        TargetSpec(
+            "codex",
+            "corral.adapters.codex:CodexAdapter",
+            "codex",
+            # "untrusted" makes codex 0.171 ask before every command not on its safe list.
+            approval_init={"extra_args": ["-c", 'approval_policy="untrusted"']},
+            unsupported={
+                "tool-write": "codex has no file-writing tool for a custom-provider model "
+                "(no apply_patch advertised): the file is written by a shell command, "
+                "which is a command, not an edit with a diff",
+                "question": "codex 0.171 refuses its request_user_input tool outside plan "
+                "mode ('request_user_input is unavailable in Default mode'); no question "
+                "reaches the client",
+            },
+        ),
+        TargetSpec(
+            "codex-exec",
+            "corral.adapters.codex:CodexExecAdapter",
+            "codex",
+            unsupported={
+                "tool-write": "exec: no file-writing tool for a custom-provider model; "
+                "writes happen through shell commands",
+            },
+        ),
         TargetSpec("gemini", "corral.adapters.gemini:GeminiAdapter", "gemini"),
         TargetSpec("qwen-acp", "corral.adapters.qwen_acp:QwenAcpAdapter", "qwen"),
         TargetSpec("opencode-acp", "corral.adapters.opencode_acp:OpenCodeAcpAdapter", "opencode"),
