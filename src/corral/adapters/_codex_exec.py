@@ -42,6 +42,10 @@ class CodexExecAdapter(BaseAdapter):
     cli_binary: ClassVar[str | None] = "codex"
 
     cap_resume = True
+    cap_image_input = True
+    cap_images = True
+    cap_cancel = True
+    cap_interrupt = True
 
     provides_models = False
     provides_usage = False
@@ -73,6 +77,7 @@ class CodexExecAdapter(BaseAdapter):
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._transport: ProcessTransport | None = None
         self._pump: asyncio.Task[None] | None = None
+        self._parser: ExecParser | None = None
         self._cancelled = False
         self._ended = False
         self._attachments = _Attachments()
@@ -84,7 +89,11 @@ class CodexExecAdapter(BaseAdapter):
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         if self._pump is not None and not self._pump.done():
-            raise UnsupportedOperation(self.agent_id, "input during a turn")
+            if self._parser is None or not self._parser.turn_done:
+                raise UnsupportedOperation(self.agent_id, "input during a turn")
+            # The turn is over; the process is only exiting.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._pump), 10.0)
         images = [self._attachments.path_of(a) for a in attachments or () if a.is_image]
         others = [self._attachments.path_of(a) for a in attachments or () if not a.is_image]
         prompt = "\n".join([text, *(f"Attached file: {p}" for p in others)])
@@ -103,12 +112,14 @@ class CodexExecAdapter(BaseAdapter):
         )
         await transport.start()
         await transport.close_stdin()
+        self._parser = ExecParser()
         self._transport = transport
         self._cancelled = False
         self._pump = asyncio.create_task(self._run(transport), name="codex-exec-pump")
 
     async def _run(self, transport: ProcessTransport) -> None:
-        parser = ExecParser()
+        parser = self._parser
+        assert parser is not None
         async for line in transport.lines():
             if isinstance(line, OverlongLine):
                 self._emit(UnknownEvent(vendor_type="overlong-line", raw=repr(line)))
@@ -151,8 +162,13 @@ class CodexExecAdapter(BaseAdapter):
             return
         killed = False
         if self._pump is not None and not self._pump.done():
-            await self.interrupt()
-            killed = True
+            if self._parser is not None and self._parser.turn_done:
+                # The turn is over and codex is exiting on its own: let it.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
+            if not self._pump.done():
+                await self.interrupt()
+                killed = True
         self._attachments.cleanup()
         self._emit(SessionEnded(reason=EndReason.KILLED if killed else EndReason.COMPLETED))
         self._ended = True
