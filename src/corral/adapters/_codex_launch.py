@@ -150,7 +150,8 @@ def thread_params(
     }
     set_fields = {k: v for k, v in common.items() if v is not None}
     typed: Any = (
-        wire.ThreadResumeParams(threadId=thread_id, **set_fields)
+        # Without excludeTurns codex 0.171 sends the whole history back and a deprecation notice.
+        wire.ThreadResumeParams(threadId=thread_id, excludeTurns=True, **set_fields)
         if thread_id is not None
         else wire.ThreadStartParams(**set_fields)
     )

@@ -78,6 +78,8 @@ _SILENT = frozenset(
         "item/plan/delta",
         "turn/diff/updated",
         "skills/changed",
+        "thread/goal/updated",
+        "thread/goal/cleared",
     }
 )
 """Notifications with nothing to show: state the driver tracks itself or the UI does not need."""
@@ -434,6 +436,7 @@ _HANDLERS = {
     "warning": AppServerParser._warning,
     "configWarning": AppServerParser._warning,
     "guardianWarning": AppServerParser._warning,
+    "deprecationNotice": AppServerParser._warning,
     "model/rerouted": AppServerParser._model_rerouted,
     "thread/tokenUsage/updated": AppServerParser._token_usage,
     "item/started": AppServerParser._item_started,

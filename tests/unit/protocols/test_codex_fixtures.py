@@ -1,0 +1,218 @@
+"""The Codex parsers on transcripts recorded from codex 0.171.0 (scripts/record_codex.py).
+
+Every recorded file has a check here, and every check has its file: a fixture nobody tests, or a
+check whose fixture is gone, fails ``test_every_fixture_has_a_check``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from corral.events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    Error,
+    StopReason,
+    TextComplete,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolKind,
+    TurnCompleted,
+    UnknownEvent,
+    Usage,
+    Warning,
+)
+
+from ._codex_replay import Process, fixture_names, replay
+
+HELLO = "Hello from the scripted model."
+
+
+def ends(p: Process) -> list[StopReason]:
+    return [t.stop_reason for t in p.of(TurnCompleted)]
+
+
+def text_of(p: Process) -> str:
+    return "".join(e.text for e in p.of(TextDelta))
+
+
+def check_text(ps: list[Process]) -> None:
+    (p,) = ps
+    assert ends(p) == [StopReason.END_TURN]
+    assert len(p.of(TextDelta)) > 1, "app-server streams the text in several deltas"
+    assert text_of(p) == HELLO
+    assert [c.text for c in p.of(TextComplete)] == [HELLO]
+    assert p.of(TurnCompleted)[0].result_text == HELLO
+    # the model-metadata warning and the bubblewrap configWarning are surfaced, not fatal
+    assert any("fake-model" in w.message for w in p.of(Warning))
+    assert not p.of(Error)
+
+
+def check_tool_shell(ps: list[Process]) -> None:
+    (p,) = ps
+    (start,) = p.of(ToolCallStarted)
+    assert start.kind is ToolKind.COMMAND
+    assert start.cmd is not None and "shell.txt" in start.cmd
+    (done,) = p.of(ToolCallCompleted)
+    assert done.call_id == start.call_id
+    assert done.result.exit_code == 0
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def _approval(ps: list[Process], wire: str) -> tuple[Process, ApprovalRequested]:
+    (p,) = ps
+    (asked,) = p.of(ApprovalRequested)
+    assert asked.kind is ToolKind.COMMAND
+    assert asked.cmd is not None
+    assert asked.call_id == p.of(ToolCallStarted)[0].call_id
+    decisions = {o.decision for o in asked.options}
+    assert {ApprovalDecision.ALLOW, ApprovalDecision.CANCEL} <= decisions
+    answers = [m for m in p.sent if "result" in m]
+    assert [a["result"]["decision"] for a in answers] == [wire]
+    return p, asked
+
+
+def check_approval_allow(ps: list[Process]) -> None:
+    p, asked = _approval(ps, "accept")
+    assert "approved.txt" in (asked.cmd or "")
+    assert [c.call_id for c in p.of(ToolCallCompleted)] == [asked.call_id]
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_approval_deny(ps: list[Process]) -> None:
+    p, asked = _approval(ps, "decline")
+    (failed,) = p.of(ToolCallFailed)
+    assert failed.denied and failed.call_id == asked.call_id
+    assert not p.of(ToolCallCompleted)
+
+
+def check_cancel(ps: list[Process]) -> None:
+    (p,) = ps
+    assert ends(p) == [StopReason.CANCELLED, StopReason.END_TURN]
+    (interrupt,) = p.sent_method("turn/interrupt")
+    first_turn = p.sent_method("turn/start")[0]
+    assert interrupt["params"]["threadId"] == first_turn["params"]["threadId"]
+    assert p.of(TurnCompleted)[0].turn_id == interrupt["params"]["turnId"]
+
+
+def check_follow_up(ps: list[Process]) -> None:
+    (p,) = ps
+    assert ends(p) == [StopReason.END_TURN, StopReason.END_TURN]
+    assert len(p.sent_method("turn/start")) == 2
+    assert len({t.turn_id for t in p.of(TurnCompleted)}) == 2
+
+
+def check_input_during_turn(ps: list[Process]) -> None:
+    (p,) = ps
+    (steer,) = p.sent_method("turn/steer")
+    assert "SECOND PROMPT" in steer["params"]["input"][0]["text"]
+    assert steer["params"]["expectedTurnId"] == p.of(TurnCompleted)[0].turn_id
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_resume(ps: list[Process]) -> None:
+    first, second = ps
+    thread_id = first.sent_method("turn/start")[0]["params"]["threadId"]
+    (resume,) = second.sent_method("thread/resume")
+    assert resume["params"]["threadId"] == thread_id
+    assert resume["params"]["excludeTurns"] is True
+    assert ends(first) == ends(second) == [StopReason.END_TURN]
+
+
+def check_image(ps: list[Process]) -> None:
+    (p,) = ps
+    (turn,) = p.sent_method("turn/start")
+    kinds = [i["type"] for i in turn["params"]["input"]]
+    assert kinds == ["text", "localImage"]
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_error_429(ps: list[Process]) -> None:
+    (p,) = ps
+    (err,) = p.of(Error)
+    assert err.code == "responseStreamDisconnected:429"
+    assert err.fatal is False, "codex retries (willRetry: true)"
+    assert text_of(p) == HELLO
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_usage_everywhere(ps: list[Process]) -> None:
+    for p in ps:
+        assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
+
+
+# ── exec ──
+
+
+def check_exec_text(ps: list[Process]) -> None:
+    (p,) = ps
+    assert p.exit_code == 0
+    assert text_of(p) == HELLO
+    assert ends(p) == [StopReason.END_TURN]
+    (usage,) = p.of(Usage)
+    assert usage.input_tokens == 10 and usage.output_tokens == 5
+    assert any("fake-model" in w.message for w in p.of(Warning))
+
+
+def check_exec_tool_shell(ps: list[Process]) -> None:
+    (p,) = ps
+    (start,) = p.of(ToolCallStarted)
+    assert start.kind is ToolKind.COMMAND and "shell.txt" in (start.cmd or "")
+    (done,) = p.of(ToolCallCompleted)
+    assert done.call_id == start.call_id and done.result.exit_code == 0
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_exec_resume(ps: list[Process]) -> None:
+    first, second = ps
+    thread_id = first.received[0]["thread_id"]
+    argv_hint = second.received[0]
+    assert argv_hint == {"type": "thread.started", "thread_id": thread_id}
+    assert ends(first) == ends(second) == [StopReason.END_TURN]
+
+
+def check_exec_error_429(ps: list[Process]) -> None:
+    (p,) = ps
+    (err,) = p.of(Error)
+    assert "429" in err.message and not err.fatal
+    assert text_of(p) == HELLO
+    assert ends(p) == [StopReason.END_TURN]
+
+
+CHECKS: dict[str, Callable[[list[Process]], None]] = {
+    "text": check_text,
+    "tool-shell": check_tool_shell,
+    "approval-allow": check_approval_allow,
+    "approval-deny": check_approval_deny,
+    "cancel-mid-turn": check_cancel,
+    "follow-up": check_follow_up,
+    "input-during-turn": check_input_during_turn,
+    "resume-after-exit": check_resume,
+    "image-input": check_image,
+    "error-429": check_error_429,
+    "exec-text": check_exec_text,
+    "exec-tool-shell": check_exec_tool_shell,
+    "exec-resume-after-exit": check_exec_resume,
+    "exec-error-429": check_exec_error_429,
+}
+
+
+def test_every_fixture_has_a_check() -> None:
+    assert set(fixture_names()) == set(CHECKS)
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_fixture(name: str) -> None:
+    processes = replay(name)
+    CHECKS[name](processes)
+    check_usage_everywhere([p for p in processes if p.of(TurnCompleted)])
+    for p in processes:
+        assert p.exit_code == 0
+        unknown = [e.vendor_type for e in p.of(UnknownEvent)]
+        assert unknown == [], f"unmapped codex messages: {unknown}"
+        for event in p.events:
+            assert event.raw is not None or isinstance(event, TurnCompleted)
