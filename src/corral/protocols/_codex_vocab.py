@@ -146,14 +146,20 @@ def decision_value(
 # ── tools and errors ───────────────────────────────────────────────────────────────────────────
 
 _TEST_RE = re.compile(
-    r"(^|[\s;&|'\"(])(pytest|py\.test|tox|nox|jest|vitest|mocha|go test|cargo test|"
-    r"npm (run )?test|pnpm (run )?test|yarn test|make test|ctest|rspec|phpunit)\b"
+    r"(python3? -m pytest|pytest|py\.test|tox|nox|npx jest|jest|vitest|mocha|go test|"
+    r"cargo test|npm (run )?test|pnpm (run )?test|yarn test|make test|ctest|rspec|phpunit)(\s|$)"
 )
+_SEGMENTS = re.compile(r"[;&|()'\"]+|\b(?:ba|z)?sh\s+-l?c\b")
 
 
 def command_kind(command: str) -> ToolKind:
-    """``test`` for a recognisable test run, else ``command``."""
-    return ToolKind.TEST if _TEST_RE.search(command) else ToolKind.COMMAND
+    """``test`` when a segment of the command line starts a test runner, else ``command``."""
+    for segment in _SEGMENTS.split(command):
+        first, _, rest = (segment or "").strip().partition(" ")
+        words = f"{first.rsplit('/', 1)[-1]} {rest}".strip()  # /usr/bin/pytest → pytest
+        if words and _TEST_RE.match(words):
+            return ToolKind.TEST
+    return ToolKind.COMMAND
 
 
 def error_code(info: Any) -> str | None:
