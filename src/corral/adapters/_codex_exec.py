@@ -124,6 +124,8 @@ class CodexExecAdapter(BaseAdapter):
             if isinstance(line, OverlongLine):
                 self._emit(UnknownEvent(vendor_type="overlong-line", raw=repr(line)))
                 continue
+            if not line.strip():
+                continue
             try:
                 obj = msgspec.json.decode(line)
             except msgspec.DecodeError:

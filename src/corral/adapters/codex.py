@@ -343,6 +343,8 @@ class CodexAdapter(BaseAdapter):
             self._approvals.pop(request_id, None)
 
     def _on_other(self, line: Any) -> None:
+        if isinstance(line, bytes) and not line.strip():
+            return  # blank lines carry nothing
         text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else repr(line)
         self._emit(UnknownEvent(vendor_type="non-json", raw=text[:2000]))
 
