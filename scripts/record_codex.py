@@ -38,6 +38,13 @@ from corral.testing.conformance._scenarios import SCENARIOS  # noqa: E402
 from corral.testing.conformance._targets import SPECS, build_target  # noqa: E402
 from corral.testing.conformance._types import Outcome, Target  # noqa: E402
 
+sys.path.insert(0, str(REPO / "tests" / "realcli"))
+from codex_extra_scenarios import (  # noqa: E402
+    FILE_CHANGE_SCENARIOS,
+    with_catalog,
+    write_catalog,
+)
+
 OUT = REPO / "tests" / "fixtures" / "transcripts" / "codex"
 
 MODES = {
@@ -58,6 +65,8 @@ MODES = {
         ],
     ),
     "exec": ("codex-exec", "exec-", ["text", "tool-shell", "resume-after-exit", "error-429"]),
+    # app-server with a model catalog that gives fake-model apply_patch (file-change items)
+    "apply-patch": ("codex", "", ["file-change-allow", "file-change-deny"]),
 }
 
 
@@ -118,41 +127,58 @@ class ArgvSpy:
         self._cls.start = self._orig  # type: ignore[method-assign]
 
 
+def write_recording(stem: Path, recording: Recording, meta: dict[str, Any]) -> None:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in recording.lines)
+    stem.with_suffix(".jsonl").write_text(lines)
+    stem.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
 async def record(mode: str, names: list[str], version: str, out: Path) -> int:
     agent, prefix, default_names = MODES[mode]
     target = build_target(SPECS[agent])
+    scenarios = dict(SCENARIOS)
+    catalog_dir = None
+    if mode == "apply-patch":
+        import tempfile
+
+        catalog_dir = tempfile.TemporaryDirectory(prefix="codex-catalog-")
+        target = with_catalog(target, write_catalog(Path(catalog_dir.name) / "models.json"))
+        scenarios = dict(FILE_CHANGE_SCENARIOS)
     failures = 0
     async with FakeModelServer() as server:
         for name in names or default_names:
+            if name not in scenarios:
+                continue
             recording = Recording()
             spy = ArgvSpy(recording)
             try:
-                result = await run_scenario(tapped(target, recording), SCENARIOS[name], server)
+                result = await run_scenario(tapped(target, recording), scenarios[name], server)
             finally:
                 spy.restore()
             print(f"{mode:10s} {name:20s} {result.outcome.value} {result.reason or ''}")
             if result.outcome is not Outcome.PASS:
                 failures += 1
                 continue
-            out.mkdir(parents=True, exist_ok=True)
-            stem = out / f"{prefix}{name}"
-            stem.with_suffix(".jsonl").write_text(
-                "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in recording.lines)
+            write_recording(
+                out / f"{prefix}{name}",
+                recording,
+                {
+                    "cli": "codex",
+                    "version": version,
+                    "mode": mode,
+                    "adapter": target.adapter_class.__name__,
+                    "scenario": name,
+                    "script": scenarios[name].script,
+                    "argv": recording.argvs,
+                    "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "corral_version": __version__,
+                    "model_requests": len(server.requests),
+                    "command": f"python scripts/record_codex.py --mode {mode} {name}",
+                },
             )
-            meta = {
-                "cli": "codex",
-                "version": version,
-                "mode": mode,
-                "adapter": target.adapter_class.__name__,
-                "scenario": name,
-                "script": SCENARIOS[name].script,
-                "argv": recording.argvs,
-                "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "corral_version": __version__,
-                "model_requests": len(list(server.requests)),
-                "command": f"python scripts/record_codex.py --mode {mode} {name}",
-            }
-            stem.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    if catalog_dir is not None:
+        catalog_dir.cleanup()
     return failures
 
 

@@ -20,6 +20,7 @@ the older camelCase ones (``unlessTrusted``, ``workspaceWrite``…).
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from ..events import (
@@ -58,7 +59,7 @@ from ._codex_vocab import (
     error_code,
 )
 
-__all__ = ["APPROVAL_METHODS", "AppServerParser", "approval_result"]
+__all__ = ["APPROVAL_METHODS", "AppServerParser", "approval_result", "file_diff"]
 
 APPROVAL_METHODS = frozenset(
     {COMMAND_APPROVAL, FILE_APPROVAL, LEGACY_COMMAND_APPROVAL, LEGACY_PATCH_APPROVAL}
@@ -307,9 +308,7 @@ class AppServerParser:
                     events.append(started)
             if kind == "fileChange":
                 events += [
-                    FileDiff(path=c.get("path", ""), diff=c.get("diff"), call_id=item_id, raw=c)
-                    for c in item.get("changes") or []
-                    if isinstance(c, dict)
+                    file_diff(c, item_id) for c in item.get("changes") or [] if isinstance(c, dict)
                 ]
             events.append(self._tool_end(item, p))
         else:
@@ -353,6 +352,23 @@ class AppServerParser:
                 raw=p,
             )
         return ToolCallCompleted(call_id=item_id, result=result, name=name, kind=kind, raw=p)
+
+
+def file_diff(change: dict[str, Any], call_id: str | None) -> FileDiff:
+    """One ``FileUpdateChange``. Codex gives a unified diff for ``update`` but the whole content for
+    ``add`` (new text) and ``delete`` (old text); a unified diff is computed for those two."""
+    path = str(change.get("path", ""))
+    body = change.get("diff")
+    kind = change.get("kind")
+    kind_type = kind.get("type") if isinstance(kind, dict) else kind
+    if not isinstance(body, str) or kind_type not in ("add", "delete"):
+        return FileDiff(path=path, diff=body, call_id=call_id, raw=change)
+    lines = body.splitlines(keepends=True)
+    if kind_type == "add":
+        diff = difflib.unified_diff([], lines, "/dev/null", path)
+        return FileDiff(path=path, diff="".join(diff), new_text=body, call_id=call_id, raw=change)
+    diff = difflib.unified_diff(lines, [], path, "/dev/null")
+    return FileDiff(path=path, diff="".join(diff), old_text=body, call_id=call_id, raw=change)
 
 
 def _mcp_output(result: Any) -> str:

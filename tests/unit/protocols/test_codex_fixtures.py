@@ -14,6 +14,7 @@ from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
     Error,
+    FileDiff,
     StopReason,
     TextComplete,
     TextDelta,
@@ -140,6 +141,37 @@ def check_error_429(ps: list[Process]) -> None:
     assert ends(p) == [StopReason.END_TURN]
 
 
+def _file_change(ps: list[Process], wire: str, filename: str) -> tuple[Process, ApprovalRequested]:
+    (p,) = ps
+    (start,) = p.of(ToolCallStarted)
+    assert start.kind is ToolKind.EDIT and (start.file or "").endswith(filename)
+    (asked,) = p.of(ApprovalRequested)
+    assert asked.kind is ToolKind.EDIT and asked.call_id == start.call_id
+    assert (asked.file or "").endswith(filename)
+    assert [o.id for o in asked.options] == ["accept", "acceptForSession", "decline", "cancel"]
+    answers = [m["result"]["decision"] for m in p.sent if "result" in m]
+    assert answers == [wire]
+    assert ends(p) == [StopReason.END_TURN]
+    return p, asked
+
+
+def check_file_change_allow(ps: list[Process]) -> None:
+    p, asked = _file_change(ps, "accept", "allowed.txt")
+    (diff,) = p.of(FileDiff)
+    assert diff.path.endswith("allowed.txt") and diff.call_id == asked.call_id
+    assert diff.new_text == "hi\n"
+    assert diff.diff is not None and diff.diff.endswith("@@ -0,0 +1 @@\n+hi\n")
+    (done,) = p.of(ToolCallCompleted)
+    assert done.call_id == asked.call_id and done.kind is ToolKind.EDIT
+
+
+def check_file_change_deny(ps: list[Process]) -> None:
+    p, asked = _file_change(ps, "decline", "refused.txt")
+    (failed,) = p.of(ToolCallFailed)
+    assert failed.denied and failed.call_id == asked.call_id and failed.kind is ToolKind.EDIT
+    assert not p.of(ToolCallCompleted)
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -193,6 +225,8 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "input-during-turn": check_input_during_turn,
     "resume-after-exit": check_resume,
     "image-input": check_image,
+    "file-change-allow": check_file_change_allow,
+    "file-change-deny": check_file_change_deny,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,
