@@ -44,9 +44,10 @@ SPECS: dict[str, TargetSpec] = {
             # "untrusted" makes codex 0.171 ask before every command not on its safe list.
             approval_init={"extra_args": ["-c", 'approval_policy="untrusted"']},
             unsupported={
-                "tool-write": "codex has no file-writing tool for a custom-provider model "
-                "(no apply_patch advertised): the file is written by a shell command, "
-                "which is a command, not an edit with a diff",
+                "tool-write": "codex 0.171 offers no apply_patch to a custom-provider model: "
+                "the file is written by a shell command (kind command, no diff). Given "
+                "apply_patch by a model catalog the edit conforms, but apply_patch ends the "
+                "file with a newline ('hi\\n'), see tests/realcli/test_codex_file_change.py",
                 "question": "codex 0.171 refuses its request_user_input tool outside plan "
                 "mode ('request_user_input is unavailable in Default mode'); no question "
                 "reaches the client",
