@@ -6,6 +6,9 @@ With the redirect's custom provider and an unknown model name, codex 0.171 adver
 "freeform"`` makes codex offer ``apply_patch``; then file writes are ``fileChange`` items, and
 with ``approvalPolicy: "untrusted"`` codex asks ``item/fileChange/requestApproval``.
 
+Also ``command-output``: a slow command whose output codex streams as
+``item/commandExecution/outputDelta``.
+
 Used by tests/realcli/test_codex_file_change.py and scripts/record_codex.py.
 """
 
@@ -23,6 +26,7 @@ from corral.events import (
     FileDiff,
     ToolCallCompleted,
     ToolCallFailed,
+    ToolCallUpdated,
     ToolKind,
 )
 from corral.testing.conformance._context import Context
@@ -111,6 +115,29 @@ async def file_change_allow(ctx: Context) -> None:
 async def file_change_deny(ctx: Context) -> None:
     await _file_change(ctx, ApprovalDecision.DENY, "refused.txt")
 
+
+STREAMING_COMMAND = "for i in 1 2 3; do echo line$i; sleep 0.4; done"
+
+
+async def command_output(ctx: Context) -> None:
+    """A slow command's output streams as ``ToolCallUpdated`` deltas before it completes."""
+    async with ctx.session() as s:
+        await s.send("Count to three slowly in the shell.")
+        turn = await s.turn(ctx.timeout)
+    deltas = [u.output_delta for u in turn.of(ToolCallUpdated) if u.output_delta]
+    expect(deltas, "no output delta streamed")
+    done = turn.of(ToolCallCompleted)
+    expect(done and done[0].result.output == "line1\nline2\nline3\n", "wrong final output")
+    t_delta, t_done = turn.time_of(ToolCallUpdated), turn.time_of(ToolCallCompleted)
+    expect(t_delta is not None and t_done is not None and t_delta < t_done, "deltas came late")
+
+
+COMMAND_OUTPUT = ConformanceScenario(
+    "command-output",
+    "a slow command's output streams",
+    command_output,
+    _script(_tool_step("shell", command=STREAMING_COMMAND)),
+)
 
 FILE_CHANGE_SCENARIOS = {
     s.name: s

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from codex_extra_scenarios import FILE_CHANGE_SCENARIOS, with_catalog, write_catalog
+from codex_extra_scenarios import COMMAND_OUTPUT, FILE_CHANGE_SCENARIOS, with_catalog, write_catalog
 
 from corral.testing import FakeModelServer
 from corral.testing.conformance._runner import run_scenario
@@ -40,3 +40,12 @@ async def test_file_change_approvals(agent_bin: Callable[[str], Path], tmp_path:
         tool_write.outcome is Outcome.PASS
         or tool_write.reason == "hello.txt holds 'hi\\n', not 'hi'"
     )
+
+
+@pytest.mark.realcli("codex")
+@pytest.mark.timeout(120)
+async def test_command_output_streams(agent_bin: Callable[[str], Path]) -> None:
+    agent_bin("codex")
+    async with FakeModelServer() as server:
+        result = await run_scenario(build_target(SPECS["codex"]), COMMAND_OUTPUT, server)
+    assert result.outcome is Outcome.PASS, result.reason

@@ -21,6 +21,7 @@ from corral.events import (
     ToolCallCompleted,
     ToolCallFailed,
     ToolCallStarted,
+    ToolCallUpdated,
     ToolKind,
     TurnCompleted,
     UnknownEvent,
@@ -172,6 +173,16 @@ def check_file_change_deny(ps: list[Process]) -> None:
     assert not p.of(ToolCallCompleted)
 
 
+def check_command_output(ps: list[Process]) -> None:
+    (p,) = ps
+    (start,) = p.of(ToolCallStarted)
+    deltas = [u for u in p.of(ToolCallUpdated) if u.call_id == start.call_id]
+    assert [u.output_delta for u in deltas] == ["line2\n", "line3\n"]  # line1 came with the start
+    (done,) = p.of(ToolCallCompleted)
+    assert done.result.output == "line1\nline2\nline3\n" and done.result.exit_code == 0
+    assert p.events.index(deltas[-1]) < p.events.index(done)
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -227,6 +238,7 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "image-input": check_image,
     "file-change-allow": check_file_change_allow,
     "file-change-deny": check_file_change_deny,
+    "command-output": check_command_output,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,
