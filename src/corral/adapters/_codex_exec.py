@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -174,6 +174,16 @@ class CodexExecAdapter(BaseAdapter):
         self._attachments.cleanup()
         self._emit(SessionEnded(reason=EndReason.KILLED if killed else EndReason.COMPLETED))
         self._ended = True
+
+    async def query_status(self) -> dict[str, Any]:
+        running = self._pump is not None and not self._pump.done()
+        return {
+            "alive": not self._ended,
+            "busy": running and not (self._parser is not None and self._parser.turn_done),
+            "pid": self._transport.pid if running and self._transport is not None else None,
+            "thread_id": self.thread_id,
+            "model": self.model,
+        }
 
     async def stream(self) -> AsyncIterator[Event]:
         while True:

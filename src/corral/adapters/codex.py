@@ -316,6 +316,19 @@ class CodexAdapter(BaseAdapter):
     async def get_usage(self) -> dict[str, Any]:
         return dict(self.parser.usage_total)
 
+    async def query_status(self) -> dict[str, Any]:
+        """Process, thread and turn as the driver knows them (no request to codex needed)."""
+        transport = self._client.transport if self._client is not None else None
+        return {
+            "alive": transport is not None and transport.returncode is None and not self._ended,
+            "pid": transport.pid if transport is not None else None,
+            "busy": self._turn_id is not None,
+            "thread_id": self.thread_id,
+            "turn_id": self._turn_id,
+            "model": self.parser.model,
+            "pending_approvals": sorted(self._approvals),
+        }
+
     # ── incoming ──
     def _on_notification(self, method: str, params: Any) -> None:
         for event in self.parser.notification(method, params if isinstance(params, dict) else {}):

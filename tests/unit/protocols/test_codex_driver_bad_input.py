@@ -62,6 +62,8 @@ async def test_garbage_lines_are_kept_and_the_session_goes_on(standin: str, tmp_
     assert junk == ["this is not json", "[1, 2]", "{broken"]  # the blank line is skipped
     assert [e.text for e in events if isinstance(e, TextComplete)] == ["ok"]
     assert events[-1].stop_reason is StopReason.END_TURN  # type: ignore[union-attr]
+    status = await adapter.query_status()
+    assert status["alive"] and not status["busy"] and status["thread_id"] == "thr-standin"
     await adapter.send("again")
     assert (await until(adapter, TurnCompleted))[-1].stop_reason is StopReason.END_TURN  # type: ignore[union-attr]
     await adapter.stop()
@@ -97,6 +99,7 @@ async def test_process_dying_mid_turn_fails_the_turn_with_stderr(
     assert "fatal: standin crashed mid-turn" in (turn_end.error or "")
     ended = events[-1]
     assert isinstance(ended, SessionEnded)
+    assert (await adapter.query_status())["alive"] is False
     assert ended.reason is EndReason.FAILED and ended.exit_code == 3
     assert "standin crashed" in (ended.stderr_tail or "")
     await adapter.stop()  # idempotent after the process is gone
