@@ -31,6 +31,7 @@ from ..events import (
 )
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
+from ._codex_common import Attachments, find_binary
 from .base import Attachment, BaseAdapter
 
 
@@ -63,11 +64,9 @@ class CodexExecAdapter(BaseAdapter):
         sandbox: str | None = None,
         tap: Tap | None = None,
     ) -> None:
-        from .codex import _Attachments, _binary
-
         self.cwd = str(Path(cwd).resolve()) if cwd else os.getcwd()
         self.model = model
-        self.binary = _binary(binary)
+        self.binary = find_binary(binary)
         self.thread_id = resume_session_id
         self.on_session_id = on_session_id
         self.env = dict(env or {})
@@ -80,7 +79,7 @@ class CodexExecAdapter(BaseAdapter):
         self._parser: ExecParser | None = None
         self._cancelled = False
         self._ended = False
-        self._attachments = _Attachments()
+        self._attachments = Attachments()
 
     async def start(self, session_id: str) -> AgentInfo:
         info = self.make_agent_info(model=self.model, agent_session_id=self.thread_id)

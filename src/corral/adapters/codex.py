@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,55 +37,12 @@ from ..events import (
 )
 from ..protocols.codex_app_server import APPROVAL_METHODS, AppServerParser, approval_result
 from . import _codex_launch as launch
+from ._codex_common import Attachments, find_binary
+from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
 from .base import Attachment, BaseAdapter, parse_version
 
 _REQUEST_TIMEOUT = 60.0
 _CLOSE_GRACE = 3.0
-
-
-def _binary(binary: str | None) -> str:
-    if binary:
-        return binary
-    from ..agents import locate
-
-    found = locate("codex")
-    return str(found) if found is not None else (shutil.which("codex") or "codex")
-
-
-class _Attachments:
-    """Turns attachments into codex ``UserInput`` items; inline bytes go to a private temp dir."""
-
-    def __init__(self) -> None:
-        self._dir: Path | None = None
-        self._count = 0
-
-    def path_of(self, att: Attachment) -> str:
-        if att.path is not None:
-            return str(Path(att.path).resolve())
-        if self._dir is None:
-            self._dir = Path(tempfile.mkdtemp(prefix="corral-codex-"))
-        self._count += 1
-        name = Path(att.name or f"attachment-{self._count}").name
-        target = self._dir / f"{self._count}-{name}"
-        target.write_bytes(att.read_bytes())
-        return str(target)
-
-    def items(self, text: str, attachments: Sequence[Attachment] | None) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = [{"type": "text", "text": text, "text_elements": []}]
-        for att in attachments or ():
-            path = self.path_of(att)
-            if att.is_image:
-                items.append({"type": "localImage", "path": path})
-            else:  # codex has no document input: point the agent at the file
-                items.append(
-                    {"type": "text", "text": f"Attached file: {path}", "text_elements": []}
-                )
-        return items
-
-    def cleanup(self) -> None:
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
 
 
 class CodexAdapter(BaseAdapter):
@@ -127,7 +82,7 @@ class CodexAdapter(BaseAdapter):
     ) -> None:
         self.cwd = str(Path(cwd).resolve()) if cwd else os.getcwd()
         self.model = model
-        self.binary = _binary(binary)
+        self.binary = find_binary(binary)
         self.resume_session_id = resume_session_id
         self.on_session_id = on_session_id
         self.effort = effort
@@ -148,7 +103,7 @@ class CodexAdapter(BaseAdapter):
         self._watcher: asyncio.Task[None] | None = None
         self._stopping = False
         self._ended = False
-        self._attachments = _Attachments()
+        self._attachments = Attachments()
         self._pending: dict[str, str | None] = {}  # overrides for the next turn/start
 
     # ── lifecycle ──
@@ -405,7 +360,5 @@ class CodexAdapter(BaseAdapter):
             raise ProcessError("codex session not started")
         return self._client
 
-
-from ._codex_exec import CodexExecAdapter  # noqa: E402  (re-exported: one module per vendor)
 
 __all__ = ["CodexAdapter", "CodexExecAdapter"]
