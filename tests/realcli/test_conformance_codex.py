@@ -38,7 +38,6 @@ MUST_PASS = {
         "image-input",
         "usage",
         "error-429",
-        "cancel-mid-turn",
     },
 }
 

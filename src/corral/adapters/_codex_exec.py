@@ -3,7 +3,9 @@ first (the thread id comes from the first ``thread.started``).
 
 exec has no stdin protocol (stdin is closed at once — codex would otherwise wait on it) and never
 asks for approval (its policy is fixed to ``never``; the sandbox still applies). ``interrupt()``
-ends the running process group; the turn then ends ``cancelled``.
+ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``/``cap_interrupt``
+stay False: exec prints an agent message only once it is complete, so nothing shows that a turn is
+under way before it is nearly over, and the conformance cancel scenario races ``turn.completed``.
 """
 
 from __future__ import annotations
@@ -45,8 +47,6 @@ class CodexExecAdapter(BaseAdapter):
     cap_resume = True
     cap_image_input = True
     cap_images = True
-    cap_cancel = True
-    cap_interrupt = True
 
     provides_models = False
     provides_usage = False

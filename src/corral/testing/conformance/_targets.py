@@ -60,6 +60,9 @@ SPECS: dict[str, TargetSpec] = {
             unsupported={
                 "tool-write": "exec: no file-writing tool for a custom-provider model; "
                 "writes happen through shell commands",
+                "cancel-mid-turn": "exec prints an agent message only when it is complete, "
+                "right before turn.completed: a cancel cannot land mid-turn (interrupt() still "
+                "kills the process)",
             },
         ),
         TargetSpec("gemini", "corral.adapters.gemini:GeminiAdapter", "gemini"),
