@@ -40,7 +40,7 @@ from corral.testing.conformance._types import Outcome, Target  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests" / "realcli"))
 from codex_extra_scenarios import (  # noqa: E402
-    COMMAND_OUTPUT,
+    EXTRA_SCENARIOS,
     FILE_CHANGE_SCENARIOS,
     with_catalog,
     write_catalog,
@@ -69,7 +69,7 @@ MODES = {
     # app-server with a model catalog that gives fake-model apply_patch (file-change items)
     "apply-patch": ("codex", "", ["file-change-allow", "file-change-deny"]),
     # app-server, scenarios of tests/realcli/codex_extra_scenarios.py
-    "extra": ("codex", "", ["command-output"]),
+    "extra": ("codex", "", ["command-output", "subagent", "reasoning", "turn-failed"]),
 }
 
 
@@ -149,7 +149,7 @@ async def record(mode: str, names: list[str], version: str, out: Path) -> int:
         target = with_catalog(target, write_catalog(Path(catalog_dir.name) / "models.json"))
         scenarios = dict(FILE_CHANGE_SCENARIOS)
     elif mode == "extra":
-        scenarios = {COMMAND_OUTPUT.name: COMMAND_OUTPUT}
+        scenarios = dict(EXTRA_SCENARIOS)
     failures = 0
     async with FakeModelServer() as server:
         for name in names or default_names:

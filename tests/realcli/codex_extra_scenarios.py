@@ -6,10 +6,11 @@ With the redirect's custom provider and an unknown model name, codex 0.171 adver
 "freeform"`` makes codex offer ``apply_patch``; then file writes are ``fileChange`` items, and
 with ``approvalPolicy: "untrusted"`` codex asks ``item/fileChange/requestApproval``.
 
-Also ``command-output``: a slow command whose output codex streams as
+Also ``subagent``: the model calls ``spawn_agent``; codex runs the child thread on the same
+connection. And ``command-output``: a slow command whose output codex streams as
 ``item/commandExecution/outputDelta``.
 
-Used by tests/realcli/test_codex_file_change.py and scripts/record_codex.py.
+Used by tests/realcli/test_codex_extra.py and scripts/record_codex.py.
 """
 
 from __future__ import annotations
@@ -24,10 +25,16 @@ from corral.events import (
     ApprovalRequested,
     Event,
     FileDiff,
+    ReasoningComplete,
+    StatusChanged,
+    StopReason,
+    TextComplete,
     ToolCallCompleted,
     ToolCallFailed,
+    ToolCallStarted,
     ToolCallUpdated,
     ToolKind,
+    TurnCompleted,
 )
 from corral.testing.conformance._context import Context
 from corral.testing.conformance._scenarios import ConformanceScenario, _script, _tool_step
@@ -138,6 +145,120 @@ COMMAND_OUTPUT = ConformanceScenario(
     command_output,
     _script(_tool_step("shell", command=STREAMING_COMMAND)),
 )
+
+
+async def subagent(ctx: Context) -> None:
+    """The model spawns a sub-agent: its thread's events nest under the spawning call, its turn
+    never ends ours, and the session takes the next prompt normally."""
+    async with ctx.session() as s:
+        await s.send("MAIN TASK: delegate to a helper.")
+        turn = await s.turn(ctx.timeout)
+        spawned = [e for e in turn.of(ToolCallStarted) if e.kind is ToolKind.SUBAGENT]
+        expect(spawned, "no sub-agent tool call")
+        call_id = spawned[0].call_id
+        # The sub-agent may finish after our turn did: read on until it says so.
+        late: list[Event] = []
+        while not any(
+            isinstance(e, StatusChanged) and e.status.startswith("subagent.completed")
+            for e in [*turn.events, *late]
+        ):
+            late.append((await s.next_event(ctx.timeout))[1])
+            expect(not isinstance(late[-1], TurnCompleted), "a sub-agent turn ended ours")
+        child_text = [
+            e for e in [*turn.events, *late] if isinstance(e, TextComplete) and e.parent_call_id
+        ]
+        expect(child_text, "no text from the sub-agent")
+        expect(child_text[0].parent_call_id == call_id, "sub-agent text not under its call")
+        expect(child_text[0].text == "child says hi", f"sub-agent said {child_text[0].text!r}")
+        expect(turn.end is not None and turn.end.result_text != "child says hi", "result mixed")
+        await s.send("Say hello.")
+        after = await s.turn(ctx.timeout)
+    expect(after.end is not None and "Hello" in after.text, "the next prompt got no answer")
+
+
+SUBAGENT = ConformanceScenario(
+    "subagent",
+    "a spawned sub-agent's events nest under the spawning call",
+    subagent,
+    {
+        "steps": [
+            {
+                "name": "child",
+                "match": {"user_text_contains": "CHILD TASK"},
+                "reply": {"text": "child says hi"},
+            },
+            {
+                "name": "spawn",
+                "match": {"user_text_contains": "MAIN TASK", "last_is_tool_result": False},
+                "times": 1,
+                "reply": {
+                    "tool_calls": [
+                        {"name": "spawn_agent", "arguments": {"message": "CHILD TASK: say hi"}}
+                    ]
+                },
+            },
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    },
+    "subagents",
+)
+
+
+async def reasoning(ctx: Context) -> None:
+    """Model reasoning (a Responses ``reasoning`` item) reaches the client as reasoning events."""
+    async with ctx.session() as s:
+        await s.send("Think, then say hello.")
+        turn = await s.turn(ctx.timeout)
+    done = turn.of(ReasoningComplete)
+    expect(done, "no reasoning.complete event; saw: " + turn.describe())
+    expect("weigh" in done[0].text, f"reasoning text {done[0].text!r}")
+    expect(turn.end is not None and turn.end.stop_reason is StopReason.END_TURN, "turn failed")
+
+
+REASONING = ConformanceScenario(
+    "reasoning",
+    "reasoning summaries are surfaced",
+    reasoning,
+    _script(
+        {
+            "name": "think",
+            "match": {"turn": 1},
+            "reply": {"thinking": "Let me weigh the options.", "text": "Hello.", "chunks": 2},
+        }
+    ),
+    "thinking",
+)
+
+
+async def turn_failed(ctx: Context) -> None:
+    """A request the provider rejects (400) fails the turn with codex's error message."""
+    async with ctx.session() as s:
+        await s.send("Say hello.")
+        turn = await s.turn(ctx.timeout)
+        expect(turn.end is not None, "the session ended instead of the turn")
+        assert turn.end is not None
+        expect(turn.end.stop_reason is StopReason.ERROR, f"turn ended {turn.end.stop_reason}")
+        expect(turn.end.error, "the failed turn carries no error text")
+        await s.send("Say hello.")
+        after = await s.turn(ctx.timeout)
+    expect(after.end is not None and after.end.stop_reason is StopReason.END_TURN, "no recovery")
+
+
+TURN_FAILED = ConformanceScenario(
+    "turn-failed",
+    "a rejected request fails the turn, the session goes on",
+    turn_failed,
+    _script(
+        {
+            "name": "400",
+            "match": {"turn": 1},
+            "times": 1,
+            "reply": {"error": {"kind": "bad_request", "message": "scripted rejection"}},
+        }
+    ),
+)
+
+EXTRA_SCENARIOS = {s.name: s for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT]}
 
 FILE_CHANGE_SCENARIOS = {
     s.name: s

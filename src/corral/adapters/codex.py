@@ -60,6 +60,7 @@ class CodexAdapter(BaseAdapter):
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
+    cap_subagents = True
 
     provides_models = False
     provides_usage = True

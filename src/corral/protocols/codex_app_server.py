@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from ..events import (
     ApprovalDecision,
     ApprovalOption,
@@ -98,12 +100,21 @@ class AppServerParser:
         self._streamed: set[str] = set()
         self._output: dict[str, list[str]] = {}
         self._last_text: str | None = None
+        self._children: dict[str, str] = {}
+        """Sub-agent thread id → the call id of the ``collabAgentToolCall`` that spawned it."""
 
     # ── entry point ──
     def feed(self, msg: dict[str, Any]) -> list[Event]:
         method = msg.get("method")
         if not isinstance(method, str):
-            return []  # a response to one of our requests: the driver reads it directly
+            # A response to one of our requests: the driver reads it directly. A replay learns
+            # the session's thread from the thread/start (or thread/resume) answer.
+            result = msg.get("result")
+            if self.thread_id is None and isinstance(result, dict):
+                thread = result.get("thread")
+                if isinstance(thread, dict) and isinstance(thread.get("id"), str):
+                    self.thread_id = thread["id"]
+            return []
         params = msg.get("params")
         if not isinstance(params, dict):
             params = {}
@@ -162,16 +173,53 @@ class AppServerParser:
 
     # ── notifications ──
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
+        thread = p.get("threadId")
+        if isinstance(thread, str) and self.thread_id is not None and thread != self.thread_id:
+            return self._subagent(method, p, thread)
         handler = _HANDLERS.get(method)
         if handler is not None:
             return handler(self, p)
         if method in _SILENT:
-            if method == "thread/started":
-                thread = p.get("thread") or {}
-                self.thread_id = thread.get("id", self.thread_id)
-                self.model = thread.get("model", self.model)
+            if method == "thread/started" and self.thread_id is None:
+                started = p.get("thread") or {}
+                self.thread_id = started.get("id")
+                self.model = started.get("model", self.model)
             return []
         return [UnknownEvent(vendor_type=method, raw=p)]
+
+    def _subagent(self, method: str, p: dict[str, Any], thread: str) -> list[Event]:
+        """A sub-agent's thread (spawned by a ``collabAgentToolCall``) speaks on the same
+        connection: its turns never end ours, its items nest under the spawning call."""
+        parent = self._children.get(thread, f"thread:{thread}")
+        if method in ("turn/started", "turn/completed"):
+            turn = p.get("turn") or {}
+            status = (
+                "subagent.running" if method == "turn/started" else f"subagent.{turn.get('status')}"
+            )
+            return [StatusChanged(status=status, message=thread, raw=p)]
+        if method == "thread/tokenUsage/updated":
+            usage = (p.get("tokenUsage") or {}).get("last") or {}
+            return [
+                Usage(
+                    input_tokens=usage.get("inputTokens"),
+                    output_tokens=usage.get("outputTokens"),
+                    cache_read_tokens=usage.get("cachedInputTokens"),
+                    reasoning_tokens=usage.get("reasoningOutputTokens"),
+                    raw=p,
+                )
+            ]
+        handler = _HANDLERS.get(method)
+        if handler is None:
+            return [] if method in _SILENT else [UnknownEvent(vendor_type=method, raw=p)]
+        last_text = self._last_text
+        events = handler(self, p)
+        self._last_text = last_text  # the sub-agent's words are not our turn's result
+        return [
+            msgspec.structs.replace(e, parent_call_id=parent)
+            if "parent_call_id" in e.__struct_fields__
+            else e
+            for e in events
+        ]
 
     def _turn_started(self, p: dict[str, Any]) -> list[Event]:
         self.turn_id = (p.get("turn") or {}).get("id")
@@ -269,10 +317,16 @@ class AppServerParser:
         return [ToolCallUpdated(call_id=str(p.get("itemId")), status=p.get("message"), raw=p)]
 
     # ── items ──
+    def _note_children(self, item: dict[str, Any]) -> None:
+        if item.get("type") == "collabAgentToolCall":
+            for child in item.get("receiverThreadIds") or []:
+                self._children.setdefault(str(child), str(item.get("id")))
+
     def _item_started(self, p: dict[str, Any]) -> list[Event]:
         item = p.get("item") or {}
         item_id = str(item.get("id"))
         self._items[item_id] = item
+        self._note_children(item)
         started = tool_start(item, p)
         return [started] if started is not None else []
 
@@ -282,6 +336,7 @@ class AppServerParser:
         kind = item.get("type")
         seen = item_id in self._items
         self._items[item_id] = item
+        self._note_children(item)
         events: list[Event] = []
         if kind == "agentMessage":
             text = item.get("text") or ""

@@ -15,6 +15,9 @@ from corral.events import (
     ApprovalRequested,
     Error,
     FileDiff,
+    ReasoningComplete,
+    ReasoningDelta,
+    StatusChanged,
     StopReason,
     TextComplete,
     TextDelta,
@@ -183,6 +186,35 @@ def check_command_output(ps: list[Process]) -> None:
     assert p.events.index(deltas[-1]) < p.events.index(done)
 
 
+def check_subagent(ps: list[Process]) -> None:
+    (p,) = ps
+    (spawn,) = [e for e in p.of(ToolCallStarted) if e.kind is ToolKind.SUBAGENT]
+    assert spawn.name == "spawnAgent"
+    child = [e for e in p.of(TextComplete) if e.parent_call_id is not None]
+    assert [(e.text, e.parent_call_id) for e in child] == [("child says hi", spawn.call_id)]
+    # two prompts, two turns: the child's turn is a status, not a third TurnCompleted
+    assert ends(p) == [StopReason.END_TURN, StopReason.END_TURN]
+    assert "subagent.completed" in [e.status for e in p.of(StatusChanged)]
+    assert all(t.result_text != "child says hi" for t in p.of(TurnCompleted))
+
+
+def check_reasoning(ps: list[Process]) -> None:
+    (p,) = ps
+    assert [d.text for d in p.of(ReasoningDelta)] == ["Let me weigh the options."]
+    (done,) = p.of(ReasoningComplete)
+    assert done.text == "Let me weigh the options."
+    assert ends(p) == [StopReason.END_TURN]
+
+
+def check_turn_failed(ps: list[Process]) -> None:
+    (p,) = ps
+    (err,) = p.of(Error)
+    assert err.fatal and err.code == "other" and "scripted rejection" in err.message
+    failed, recovered = p.of(TurnCompleted)
+    assert failed.stop_reason is StopReason.ERROR and "scripted rejection" in (failed.error or "")
+    assert recovered.stop_reason is StopReason.END_TURN
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -239,6 +271,9 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "file-change-allow": check_file_change_allow,
     "file-change-deny": check_file_change_deny,
     "command-output": check_command_output,
+    "subagent": check_subagent,
+    "reasoning": check_reasoning,
+    "turn-failed": check_turn_failed,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,

@@ -47,7 +47,7 @@ SPECS: dict[str, TargetSpec] = {
                 "tool-write": "codex 0.171 offers no apply_patch to a custom-provider model: "
                 "the file is written by a shell command (kind command, no diff). Given "
                 "apply_patch by a model catalog the edit conforms, but apply_patch ends the "
-                "file with a newline ('hi\\n'), see tests/realcli/test_codex_file_change.py",
+                "file with a newline ('hi\\n'), see tests/realcli/test_codex_extra.py",
                 "question": "codex 0.171 refuses its request_user_input tool outside plan "
                 "mode ('request_user_input is unavailable in Default mode'); no question "
                 "reaches the client",

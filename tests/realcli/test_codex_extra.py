@@ -1,4 +1,6 @@
-"""File-change approvals on the pinned real Codex: with a model catalog that gives ``fake-model``
+"""Codex behaviour beyond the shared suite, on the pinned real CLI (codex_extra_scenarios.py).
+
+File-change approvals on the pinned real Codex: with a model catalog that gives ``fake-model``
 the ``apply_patch`` tool (see codex_extra_scenarios), codex asks before each edit under
 ``approvalPolicy: "untrusted"``; allowed edits land with a diff, refused ones do not.
 
@@ -13,7 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from codex_extra_scenarios import COMMAND_OUTPUT, FILE_CHANGE_SCENARIOS, with_catalog, write_catalog
+from codex_extra_scenarios import (
+    EXTRA_SCENARIOS,
+    FILE_CHANGE_SCENARIOS,
+    with_catalog,
+    write_catalog,
+)
 
 from corral.testing import FakeModelServer
 from corral.testing.conformance._runner import run_scenario
@@ -43,9 +50,12 @@ async def test_file_change_approvals(agent_bin: Callable[[str], Path], tmp_path:
 
 
 @pytest.mark.realcli("codex")
-@pytest.mark.timeout(120)
-async def test_command_output_streams(agent_bin: Callable[[str], Path]) -> None:
+@pytest.mark.timeout(300)
+async def test_extra_scenarios(agent_bin: Callable[[str], Path]) -> None:
+    """Sub-agents, reasoning, a failed turn, streamed command output (codex_extra_scenarios)."""
     agent_bin("codex")
+    target = build_target(SPECS["codex"])
     async with FakeModelServer() as server:
-        result = await run_scenario(build_target(SPECS["codex"]), COMMAND_OUTPUT, server)
-    assert result.outcome is Outcome.PASS, result.reason
+        for name, scenario in EXTRA_SCENARIOS.items():
+            result = await run_scenario(target, scenario, server)
+            assert result.outcome is Outcome.PASS, f"{name}: {result.reason}"
