@@ -69,7 +69,11 @@ MODES = {
     # app-server with a model catalog that gives fake-model apply_patch (file-change items)
     "apply-patch": ("codex", "", ["file-change-allow", "file-change-deny"]),
     # app-server, scenarios of tests/realcli/codex_extra_scenarios.py
-    "extra": ("codex", "", ["command-output", "subagent", "reasoning", "turn-failed"]),
+    "extra": (
+        "codex",
+        "",
+        ["command-output", "subagent", "reasoning", "turn-failed", "question-enabled"],
+    ),
 }
 
 
@@ -154,6 +158,7 @@ async def record(mode: str, names: list[str], version: str, out: Path) -> int:
     async with FakeModelServer() as server:
         for name in names or default_names:
             if name not in scenarios:
+                print(f"{mode:10s} {name:20s} skipped: not a scenario of this mode")
                 continue
             recording = Recording()
             spy = ArgvSpy(recording)

@@ -25,6 +25,7 @@ from corral.events import (
     ApprovalRequested,
     Event,
     FileDiff,
+    QuestionAsked,
     ReasoningComplete,
     StatusChanged,
     StopReason,
@@ -36,6 +37,7 @@ from corral.events import (
     ToolKind,
     TurnCompleted,
 )
+from corral.testing.conformance import _log
 from corral.testing.conformance._context import Context
 from corral.testing.conformance._scenarios import ConformanceScenario, _script, _tool_step
 from corral.testing.conformance._session import LiveSession, expect
@@ -258,7 +260,40 @@ TURN_FAILED = ConformanceScenario(
     ),
 )
 
-EXTRA_SCENARIOS = {s.name: s for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT]}
+QUESTIONS_FEATURE = ["--enable", "default_mode_request_user_input"]
+
+
+async def question_enabled(ctx: Context) -> None:
+    """With codex's under-development ``default_mode_request_user_input`` feature, the model's
+    ``request_user_input`` reaches the client as ``QuestionAsked`` and the answer goes back."""
+    asked: list[QuestionAsked] = []
+
+    async def answer(s: LiveSession, event: Event) -> None:
+        if isinstance(event, QuestionAsked):
+            asked.append(event)
+            await s.adapter.answer_question(
+                event.request_id, {q.question: "blue" for q in event.questions}
+            )
+
+    async with ctx.session(extra_args=QUESTIONS_FEATURE) as s:
+        await s.send("Ask me which colour I prefer.")
+        turn = await s.turn(ctx.timeout, on_event=lambda e: answer(s, e))
+    expect(asked, "no question.asked event")
+    expect(asked[0].questions[0].options == ("red", "blue"), f"options {asked[0].questions}")
+    expect(turn.end is not None and turn.end.stop_reason is StopReason.END_TURN, "turn failed")
+    expect(_log.saw_tool_result(ctx.server, "blue"), "the model never received the answer")
+
+
+QUESTION = ConformanceScenario(
+    "question-enabled",
+    "request_user_input with the feature enabled",
+    question_enabled,
+    _script(
+        _tool_step("ask_user", question="Which colour do you prefer?", options=["red", "blue"])
+    ),
+)
+
+EXTRA_SCENARIOS = {s.name: s for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT, QUESTION]}
 
 FILE_CHANGE_SCENARIOS = {
     s.name: s

@@ -28,6 +28,7 @@ from ..events import (
     ApprovalResolved,
     EndReason,
     Event,
+    QuestionAnswered,
     SessionEnded,
     SessionStarted,
     StatusChanged,
@@ -35,7 +36,13 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
 )
-from ..protocols.codex_app_server import APPROVAL_METHODS, AppServerParser, approval_result
+from ..protocols.codex_app_server import (
+    APPROVAL_METHODS,
+    USER_INPUT_REQUEST,
+    AppServerParser,
+    approval_result,
+    question_result,
+)
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
@@ -170,9 +177,11 @@ class CodexAdapter(BaseAdapter):
         if self._client is None or self._ended:
             return
         self._stopping = True
-        for _, _, future in self._approvals.values():
+        for method, _, future in self._approvals.values():
             if not future.done():
-                future.set_result({"decision": "cancel"})
+                future.set_result(
+                    {"answers": {}} if method == USER_INPUT_REQUEST else {"decision": "cancel"}
+                )
         if self._turn_id is not None:
             self._emit(TurnCompleted(stop_reason=StopReason.CANCELLED, turn_id=self._turn_id))
             self._turn_id = None
@@ -252,6 +261,19 @@ class CodexAdapter(BaseAdapter):
             )
         )
 
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        """Answer a ``QuestionAsked`` (question text or id → answer).
+
+        codex 0.171 asks only with ``--enable default_mode_request_user_input`` in ``extra_args``
+        (an under-development feature) or in plan mode, so ``cap_interact`` is not declared."""
+        pending = self._approvals.get(request_id)
+        if pending is None:
+            raise ConfigError(f"no pending codex question {request_id!r}")
+        _, params, future = pending
+        if not future.done():
+            future.set_result(question_result(params, answers))
+        self._emit(QuestionAnswered(request_id=request_id, answers=dict(answers)))
+
     async def set_model(self, model: str) -> None:
         self.model = model
         self._pending["model"] = model
@@ -297,11 +319,12 @@ class CodexAdapter(BaseAdapter):
 
     async def _on_request(self, method: str, params: Any) -> Any:
         params = params if isinstance(params, dict) else {}
-        if method not in APPROVAL_METHODS:
+        if method not in APPROVAL_METHODS and method != USER_INPUT_REQUEST:
             self._emit(UnknownEvent(vendor_type=f"request:{method}", raw=params))
             return METHOD_NOT_FOUND
         self._approval_ids += 1
-        request_id = f"codex-approval-{self._approval_ids}"
+        kind = "question" if method == USER_INPUT_REQUEST else "approval"
+        request_id = f"codex-{kind}-{self._approval_ids}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._approvals[request_id] = (method, params, future)
         for event in self.parser.request(request_id, method, params):

@@ -17,6 +17,8 @@ COMMAND_APPROVAL = "item/commandExecution/requestApproval"
 FILE_APPROVAL = "item/fileChange/requestApproval"
 LEGACY_COMMAND_APPROVAL = "execCommandApproval"
 LEGACY_PATCH_APPROVAL = "applyPatchApproval"
+USER_INPUT_REQUEST = "item/tool/requestUserInput"
+"""codex 0.171 sends it only with ``--enable default_mode_request_user_input`` or in plan mode."""
 
 ApprovalPolicy = Literal["untrusted", "on-failure", "on-request", "never"]
 """When codex asks before running something (``on-failure`` is deprecated, gone from 0.171's

@@ -25,9 +25,6 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    ApprovalDecision,
-    ApprovalOption,
-    ApprovalRequested,
     Error,
     Event,
     PlanEntry,
@@ -41,7 +38,6 @@ from ..events import (
     ToolCallCompleted,
     ToolCallFailed,
     ToolCallUpdated,
-    ToolKind,
     ToolResult,
     TurnCompleted,
     UnknownEvent,
@@ -49,20 +45,22 @@ from ..events import (
     Warning,
 )
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
-from ._codex_vocab import (
-    COMMAND_APPROVAL,
-    FILE_APPROVAL,
-    LEGACY_COMMAND_APPROVAL,
-    LEGACY_PATCH_APPROVAL,
-    approval_options,
-    error_code,
+from ._codex_requests import (
+    APPROVAL_METHODS,
+    approval_result,
+    question_result,
+    request_events,
 )
+from ._codex_vocab import USER_INPUT_REQUEST, error_code
 
-__all__ = ["APPROVAL_METHODS", "AppServerParser", "approval_result", "file_diff"]
-
-APPROVAL_METHODS = frozenset(
-    {COMMAND_APPROVAL, FILE_APPROVAL, LEGACY_COMMAND_APPROVAL, LEGACY_PATCH_APPROVAL}
-)
+__all__ = [
+    "APPROVAL_METHODS",
+    "USER_INPUT_REQUEST",
+    "AppServerParser",
+    "approval_result",
+    "file_diff",
+    "question_result",
+]
 
 _SILENT = frozenset(
     {
@@ -127,49 +125,11 @@ class AppServerParser:
 
     # ── server → client requests ──
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
-        """An approval request becomes ``ApprovalRequested``; other requests produce nothing."""
-        if method not in APPROVAL_METHODS:
-            return []
+        """An approval request becomes ``ApprovalRequested``, a user-input request
+        ``QuestionAsked``; other requests produce nothing."""
         item_id = params.get("itemId") or params.get("callId")
         item = self._items.get(str(item_id), {}) if item_id is not None else {}
-        options = tuple(
-            ApprovalOption(id=oid, label=label, decision=decision)
-            for oid, label, decision in approval_options(method, params)
-        )
-        if method in (COMMAND_APPROVAL, LEGACY_COMMAND_APPROVAL):
-            cmd = params.get("command")
-            if isinstance(cmd, list):
-                cmd = " ".join(str(c) for c in cmd)
-            cmd = cmd or item.get("command")
-            return [
-                ApprovalRequested(
-                    request_id=str(request_id),
-                    tool_name="shell",
-                    kind=ToolKind.COMMAND,
-                    title=params.get("reason") or cmd,
-                    input=params,
-                    call_id=str(item_id) if item_id is not None else None,
-                    cmd=cmd,
-                    options=options,
-                    raw=params,
-                )
-            ]
-        paths = [c.get("path") for c in item.get("changes") or [] if isinstance(c, dict)]
-        if not paths and isinstance(params.get("fileChanges"), dict):
-            paths = list(params["fileChanges"])
-        return [
-            ApprovalRequested(
-                request_id=str(request_id),
-                tool_name="apply_patch",
-                kind=ToolKind.EDIT,
-                title=params.get("reason") or (f"edit {paths[0]}" if paths else "apply patch"),
-                input=params,
-                call_id=str(item_id) if item_id is not None else None,
-                file=paths[0] if paths else None,
-                options=options,
-                raw=params,
-            )
-        ]
+        return request_events(str(request_id), method, params, item)
 
     # ── notifications ──
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
@@ -426,20 +386,3 @@ _HANDLERS = {
     "item/fileChange/outputDelta": AppServerParser._output_delta,
     "item/mcpToolCall/progress": AppServerParser._mcp_progress,
 }
-
-
-def approval_result(
-    method: str,
-    params: dict[str, Any],
-    decision: ApprovalDecision,
-    option_id: str | None = None,
-) -> dict[str, Any]:
-    """The JSON-RPC ``result`` answering an approval request.
-
-    ``option_id`` (an ``ApprovalOption.id`` from the event) wins; otherwise the decision maps to
-    the first offered option with that meaning, else to the plain wire value (``decline`` is
-    accepted by codex 0.171 even when ``availableDecisions`` omits it).
-    """
-    from ._codex_vocab import decision_value
-
-    return {"decision": decision_value(method, params, decision, option_id)}

@@ -15,6 +15,7 @@ from corral.events import (
     ApprovalRequested,
     Error,
     FileDiff,
+    QuestionAsked,
     ReasoningComplete,
     ReasoningDelta,
     StatusChanged,
@@ -215,6 +216,16 @@ def check_turn_failed(ps: list[Process]) -> None:
     assert recovered.stop_reason is StopReason.END_TURN
 
 
+def check_question(ps: list[Process]) -> None:
+    (p,) = ps
+    (asked,) = p.of(QuestionAsked)
+    (q,) = asked.questions
+    assert q.question == "Which colour do you prefer?" and q.options == ("red", "blue")
+    (answer,) = [m for m in p.sent if "result" in m]
+    assert answer["result"] == {"answers": {"q1": {"answers": ["blue"]}}}
+    assert ends(p) == [StopReason.END_TURN]
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -274,6 +285,7 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "subagent": check_subagent,
     "reasoning": check_reasoning,
     "turn-failed": check_turn_failed,
+    "question-enabled": check_question,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,

@@ -19,7 +19,7 @@ from corral.protocols._codex_vocab import (
     normalize_approval_policy,
     normalize_sandbox,
 )
-from corral.protocols.codex_app_server import AppServerParser, approval_result
+from corral.protocols.codex_app_server import AppServerParser, approval_result, question_result
 
 
 @pytest.mark.parametrize(
@@ -277,3 +277,16 @@ def test_exec_launch(kwargs: dict[str, Any], tail: list[str]) -> None:
     assert plan.argv[4:6] == ["-c", 'sandbox_mode="workspace-write"']
     assert plan.argv[6 : 6 + len(REDIRECT)] == REDIRECT
     assert plan.argv[6 + len(REDIRECT) :] == tail
+
+
+def test_question_result_keys_answers_by_question_id() -> None:
+    params = {
+        "questions": [
+            {"id": "q1", "question": "Colour?", "header": "Q"},
+            {"id": "q2", "question": "Size?", "header": "Q"},
+            {"id": "q3", "question": "Shape?", "header": "Q"},
+        ]
+    }
+    assert question_result(params, {"Colour?": "blue", "q2": "L"}) == {
+        "answers": {"q1": {"answers": ["blue"]}, "q2": {"answers": ["L"]}, "q3": {"answers": []}}
+    }

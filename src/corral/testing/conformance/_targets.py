@@ -48,9 +48,10 @@ SPECS: dict[str, TargetSpec] = {
                 "the file is written by a shell command (kind command, no diff). Given "
                 "apply_patch by a model catalog the edit conforms, but apply_patch ends the "
                 "file with a newline ('hi\\n'), see tests/realcli/test_codex_extra.py",
-                "question": "codex 0.171 refuses its request_user_input tool outside plan "
-                "mode ('request_user_input is unavailable in Default mode'); no question "
-                "reaches the client",
+                "question": "codex 0.171 refuses request_user_input in Default mode "
+                "('request_user_input is unavailable in Default mode') unless the "
+                "under-development feature default_mode_request_user_input is enabled; "
+                "with it questions work (tests/realcli/test_codex_extra.py)",
             },
         ),
         TargetSpec(
