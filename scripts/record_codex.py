@@ -72,7 +72,14 @@ MODES = {
     "extra": (
         "codex",
         "",
-        ["command-output", "subagent", "reasoning", "turn-failed", "question-enabled"],
+        [
+            "command-output",
+            "subagent",
+            "reasoning",
+            "turn-failed",
+            "question-enabled",
+            "interrupt-during-approval",
+        ],
     ),
 }
 

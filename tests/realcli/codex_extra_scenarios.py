@@ -23,6 +23,7 @@ from corral.adapters.base import BaseAdapter
 from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
+    ApprovalResolved,
     Event,
     FileDiff,
     QuestionAsked,
@@ -293,7 +294,43 @@ QUESTION = ConformanceScenario(
     ),
 )
 
-EXTRA_SCENARIOS = {s.name: s for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT, QUESTION]}
+
+async def interrupt_during_approval(ctx: Context) -> None:
+    """Interrupting while codex waits for an approval cancels the turn and withdraws the request."""
+    async with ctx.session(extra_args=UNTRUSTED) as s:
+        await s.send("Run the command that writes pending.txt.")
+        while True:
+            _, event = await s.next_event(ctx.timeout)
+            expect(not isinstance(event, TurnCompleted), "the turn ended without asking")
+            if isinstance(event, ApprovalRequested):
+                break
+        await s.adapter.interrupt()
+        turn = await s.turn(10)
+        expect(turn.end is not None, "the session ended instead of the turn")
+        assert turn.end is not None
+        expect(turn.end.stop_reason is StopReason.CANCELLED, f"turn ended {turn.end.stop_reason}")
+        withdrawn = [e for e in turn.of(ApprovalResolved) if e.request_id == event.request_id]
+        expect(withdrawn, "the pending approval was never resolved")
+        expect(withdrawn[0].decision is ApprovalDecision.CANCEL, "not withdrawn as cancel")
+        expect(not (ctx.workspace.repo / "pending.txt").exists(), "the command ran anyway")
+        ctx.server_release()
+        await s.send("Say hello.")
+        after = await s.turn(ctx.timeout)
+    expect(after.end is not None and after.end.stop_reason is StopReason.END_TURN, "no recovery")
+
+
+INTERRUPT_APPROVAL = ConformanceScenario(
+    "interrupt-during-approval",
+    "interrupt while an approval is pending",
+    interrupt_during_approval,
+    _script(_tool_step("shell", command="printf x > pending.txt")),
+    "cancel",
+)
+
+EXTRA_SCENARIOS = {
+    s.name: s
+    for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT, QUESTION, INTERRUPT_APPROVAL]
+}
 
 FILE_CHANGE_SCENARIOS = {
     s.name: s

@@ -311,6 +311,7 @@ class CodexAdapter(BaseAdapter):
     def _on_notification(self, method: str, params: Any) -> None:
         for event in self.parser.notification(method, params if isinstance(params, dict) else {}):
             if isinstance(event, TurnCompleted):
+                self._withdraw_requests(event.turn_id)
                 if event.turn_id:
                     self._finished_turns.add(event.turn_id)
                 if event.turn_id is None or event.turn_id == self._turn_id:
@@ -333,6 +334,28 @@ class CodexAdapter(BaseAdapter):
             return await future
         finally:
             self._approvals.pop(request_id, None)
+
+    def _withdraw_requests(self, turn_id: str | None) -> None:
+        """A turn that ended (e.g. interrupted) leaves no request of its own open: codex resolved
+        them itself; tell the UI they are withdrawn and release the waiting handlers."""
+        for request_id, (method, params, future) in list(self._approvals.items()):
+            if future.done() or (
+                turn_id is not None and params.get("turnId") not in (None, turn_id)
+            ):
+                continue
+            future.set_result(
+                {"answers": {}} if method == USER_INPUT_REQUEST else {"decision": "cancel"}
+            )
+            if method == USER_INPUT_REQUEST:
+                self._emit(QuestionAnswered(request_id=request_id, answers={}))
+            else:
+                self._emit(
+                    ApprovalResolved(
+                        request_id=request_id,
+                        decision=ApprovalDecision.CANCEL,
+                        message="the turn ended before an answer",
+                    )
+                )
 
     def _on_other(self, line: Any) -> None:
         if isinstance(line, bytes) and not line.strip():

@@ -98,6 +98,7 @@ class AppServerParser:
         self._streamed: set[str] = set()
         self._output: dict[str, list[str]] = {}
         self._last_text: str | None = None
+        self._open_tools: list[str] = []
         self._children: dict[str, str] = {}
         """Sub-agent thread id → the call id of the ``collabAgentToolCall`` that spawned it."""
 
@@ -200,14 +201,23 @@ class AppServerParser:
                 message = f"{message} ({err['additionalDetails']})"
         else:
             reason, message = StopReason.END_TURN, None
+        # Tool calls the turn left open (an interrupted command never gets item/completed).
+        unfinished: list[Event] = [
+            ToolCallFailed(
+                call_id=call_id, error=f"the turn ended ({status}) before it finished", raw=p
+            )
+            for call_id in self._open_tools
+        ]
+        self._open_tools.clear()
         return [
+            *unfinished,
             TurnCompleted(
                 stop_reason=reason,
                 turn_id=turn.get("id"),
                 error=message,
                 result_text=self._last_text,
                 raw=p,
-            )
+            ),
         ]
 
     def _error(self, p: dict[str, Any]) -> list[Event]:
@@ -288,7 +298,11 @@ class AppServerParser:
         self._items[item_id] = item
         self._note_children(item)
         started = tool_start(item, p)
-        return [started] if started is not None else []
+        if started is None:
+            return []
+        if p.get("threadId") in (None, self.thread_id):
+            self._open_tools.append(item_id)
+        return [started]
 
     def _item_completed(self, p: dict[str, Any]) -> list[Event]:
         item = p.get("item") or {}
@@ -296,6 +310,8 @@ class AppServerParser:
         kind = item.get("type")
         seen = item_id in self._items
         self._items[item_id] = item
+        if item_id in self._open_tools:
+            self._open_tools.remove(item_id)
         self._note_children(item)
         events: list[Event] = []
         if kind == "agentMessage":

@@ -226,6 +226,22 @@ def check_question(ps: list[Process]) -> None:
     assert ends(p) == [StopReason.END_TURN]
 
 
+def check_interrupt_during_approval(ps: list[Process]) -> None:
+    (p,) = ps
+    (start,) = p.of(ToolCallStarted)
+    (asked,) = p.of(ApprovalRequested)
+    assert asked.call_id == start.call_id
+    # codex sent no item/completed for the command: the turn's end closes it
+    (failed,) = p.of(ToolCallFailed)
+    assert failed.call_id == start.call_id and "interrupted" in failed.error
+    assert p.events.index(failed) < p.events.index(p.of(TurnCompleted)[0])
+    assert ends(p) == [StopReason.CANCELLED, StopReason.END_TURN]
+    # the driver withdrew the pending request after the turn ended; codex then resolved it
+    answers = [m["result"] for m in p.sent if "result" in m]
+    assert answers == [{"decision": "cancel"}]
+    assert p.sent_method("turn/interrupt")
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -286,6 +302,7 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "reasoning": check_reasoning,
     "turn-failed": check_turn_failed,
     "question-enabled": check_question,
+    "interrupt-during-approval": check_interrupt_during_approval,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,
