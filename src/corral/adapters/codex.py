@@ -155,8 +155,15 @@ class CodexAdapter(BaseAdapter):
             )
             method = "thread/resume" if self.resume_session_id else "thread/start"
             result = await client.request(method, params)
-        except (ProcessError, JsonRpcError, TimeoutError):
-            await client.close(_CLOSE_GRACE)
+        except BaseException as exc:
+            # Nothing may outlive a failed start: not the process, not the reader task.
+            code = await asyncio.shield(client.close(_CLOSE_GRACE))
+            self._ended = True
+            if isinstance(exc, ProcessError):
+                # At EOF the exit code and the last stderr lines may not be in yet; they are now.
+                raise ProcessError(
+                    f"codex app-server did not start: {exc}", code, transport.stderr_tail
+                ) from exc
             raise
         thread = result.get("thread") or {}
         self.thread_id = thread.get("id")
@@ -174,9 +181,13 @@ class CodexAdapter(BaseAdapter):
         return info
 
     async def stop(self) -> None:
-        if self._client is None or self._ended:
+        if self._client is None or self._stopping:
             return
         self._stopping = True
+        if self._ended:  # the process died on its own: reap it and its group, stop our tasks
+            await self._client.close(0.5)
+            await self._client.transport.kill(0.5)
+            return
         for method, _, future in self._approvals.values():
             if not future.done():
                 future.set_result(
@@ -250,7 +261,7 @@ class CodexAdapter(BaseAdapter):
         message: str | None = None,
     ) -> None:
         pending = self._approvals.get(request_id)
-        if pending is None:
+        if pending is None or pending[0] not in APPROVAL_METHODS:
             raise ConfigError(f"no pending codex approval {request_id!r}")
         method, params, future = pending
         if not future.done():
@@ -267,7 +278,7 @@ class CodexAdapter(BaseAdapter):
         codex 0.171 asks only with ``--enable default_mode_request_user_input`` in ``extra_args``
         (an under-development feature) or in plan mode, so ``cap_interact`` is not declared."""
         pending = self._approvals.get(request_id)
-        if pending is None:
+        if pending is None or pending[0] != USER_INPUT_REQUEST:
             raise ConfigError(f"no pending codex question {request_id!r}")
         _, params, future = pending
         if not future.done():

@@ -74,6 +74,9 @@ def exec_mode() -> None:
     send({"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}})
 
 
+if MODE == "refuse":
+    sys.stderr.write('Error: approval_policy = "untrusted" is no longer supported\n')
+    sys.exit(1)
 if sys.argv[1] == "app-server":
     app_server()
 else:

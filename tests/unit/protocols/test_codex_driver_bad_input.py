@@ -13,6 +13,7 @@ import pytest
 
 from corral.adapters.base import BaseAdapter
 from corral.adapters.codex import CodexAdapter, CodexExecAdapter
+from corral.errors import ProcessError
 from corral.events import (
     EndReason,
     Event,
@@ -103,6 +104,16 @@ async def test_process_dying_mid_turn_fails_the_turn_with_stderr(
     assert ended.reason is EndReason.FAILED and ended.exit_code == 3
     assert "standin crashed" in (ended.stderr_tail or "")
     await adapter.stop()  # idempotent after the process is gone
+
+
+async def test_start_fails_with_the_cli_s_own_words(standin: str, tmp_path: Path) -> None:
+    adapter = make(standin, "refuse", tmp_path)
+    with pytest.raises(ProcessError) as caught:
+        await adapter.start("s")
+    assert caught.value.process_exit_code == 1
+    assert "no longer supported" in caught.value.stderr
+    assert (await adapter.query_status())["alive"] is False
+    await adapter.stop()  # nothing left to stop, and no error
 
 
 async def test_exec_process_dying_mid_turn(standin: str, tmp_path: Path) -> None:
