@@ -79,6 +79,7 @@ MODES = {
             "turn-failed",
             "question-enabled",
             "interrupt-during-approval",
+            "approval-always",
         ],
     ),
 }

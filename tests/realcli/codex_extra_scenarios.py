@@ -327,9 +327,56 @@ INTERRUPT_APPROVAL = ConformanceScenario(
     "cancel",
 )
 
+
+async def approval_always(ctx: Context) -> None:
+    """``allow_always`` (codex offers ``acceptWithExecpolicyAmendment``) lets the same command run
+    again without a second question."""
+    asked: list[ApprovalRequested] = []
+
+    async def answer(s: LiveSession, event: Event) -> None:
+        if isinstance(event, ApprovalRequested):
+            asked.append(event)
+            await s.adapter.respond_approval(event.request_id, ApprovalDecision.ALLOW_ALWAYS)
+
+    async with ctx.session(extra_args=UNTRUSTED) as s:
+        await s.send("Run the same command twice.")
+        turn = await s.turn(ctx.timeout, on_event=lambda e: answer(s, e))
+    expect(len(asked) == 1, f"asked {len(asked)} times, not once")
+    done = [e for e in turn.of(ToolCallCompleted) if e.kind is ToolKind.COMMAND]
+    expect(len(done) == 2, f"{len(done)} command(s) completed, not 2")
+    expect((ctx.workspace.repo / "always.txt").read_text() == "aa", "the command did not run twice")
+
+
+APPROVAL_ALWAYS = ConformanceScenario(
+    "approval-always",
+    "allow_always: the same command is not asked again",
+    approval_always,
+    _script(
+        {
+            "name": "first",
+            "match": {"turn": 1},
+            "reply": {"tool_calls": [{"capability": "shell", "command": "printf a >> always.txt"}]},
+        },
+        {
+            "name": "again",
+            "match": {"turn": 2},
+            "reply": {"tool_calls": [{"capability": "shell", "command": "printf a >> always.txt"}]},
+        },
+    ),
+    "permissions",
+)
+
 EXTRA_SCENARIOS = {
     s.name: s
-    for s in [SUBAGENT, REASONING, TURN_FAILED, COMMAND_OUTPUT, QUESTION, INTERRUPT_APPROVAL]
+    for s in [
+        SUBAGENT,
+        REASONING,
+        TURN_FAILED,
+        COMMAND_OUTPUT,
+        QUESTION,
+        INTERRUPT_APPROVAL,
+        APPROVAL_ALWAYS,
+    ]
 }
 
 FILE_CHANGE_SCENARIOS = {

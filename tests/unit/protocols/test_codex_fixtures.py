@@ -244,6 +244,17 @@ def check_interrupt_during_approval(ps: list[Process]) -> None:
     assert p.sent_method("turn/interrupt")
 
 
+def check_approval_always(ps: list[Process]) -> None:
+    (p,) = ps
+    (asked,) = p.of(ApprovalRequested)
+    always = [o for o in asked.options if o.decision is ApprovalDecision.ALLOW_ALWAYS]
+    assert [o.id for o in always] == ["acceptWithExecpolicyAmendment"]
+    (answer,) = [m["result"]["decision"] for m in p.sent if "result" in m]
+    assert list(answer) == ["acceptWithExecpolicyAmendment"]  # the offered object, verbatim
+    assert len(p.of(ToolCallCompleted)) == 2  # the second run was not asked
+    assert ends(p) == [StopReason.END_TURN]
+
+
 def check_usage_everywhere(ps: list[Process]) -> None:
     for p in ps:
         assert any((u.input_tokens or 0) > 0 and (u.output_tokens or 0) > 0 for u in p.of(Usage))
@@ -305,6 +316,7 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
     "turn-failed": check_turn_failed,
     "question-enabled": check_question,
     "interrupt-during-approval": check_interrupt_during_approval,
+    "approval-always": check_approval_always,
     "error-429": check_error_429,
     "exec-text": check_exec_text,
     "exec-tool-shell": check_exec_tool_shell,
