@@ -59,6 +59,7 @@ class CodexExecAdapter(BaseAdapter):
         binary: str | None = None,
         resume_session_id: str | None = None,
         on_session_id: Callable[[str], None] | None = None,
+        effort: str | None = None,
         env: dict[str, str] | None = None,
         extra_args: Sequence[str] = (),
         sandbox: str | None = None,
@@ -69,6 +70,7 @@ class CodexExecAdapter(BaseAdapter):
         self.binary = find_binary(binary)
         self.thread_id = resume_session_id
         self.on_session_id = on_session_id
+        self.effort = effort
         self.env = dict(env or {})
         self.extra_args = list(extra_args)
         self.sandbox = sandbox
@@ -103,6 +105,7 @@ class CodexExecAdapter(BaseAdapter):
             env=self.env,
             resume_thread=self.thread_id,
             model=self.model,
+            effort=self.effort,
             sandbox=self.sandbox,
             images=images,
         )

@@ -105,6 +105,7 @@ def exec_launch(
     env: Mapping[str, str] | None = None,
     resume_thread: str | None = None,
     model: str | None = None,
+    effort: str | None = None,
     sandbox: str | None = None,
     images: Sequence[str] = (),
     skip_git_check: bool = True,
@@ -122,6 +123,8 @@ def exec_launch(
         argv += ["-c", f'sandbox_mode="{DEFAULT_SANDBOX}"']
     if model is not None:
         argv += ["-c", f"model={msgspec.json.encode(model).decode()}"]
+    if effort is not None:
+        argv += ["-c", f"model_reasoning_effort={msgspec.json.encode(effort).decode()}"]
     argv += list(extra_args)
     if resume_thread is not None:
         argv += ["resume", resume_thread]

@@ -100,6 +100,7 @@ class ExecParser:
                 input_tokens=usage.get("input_tokens"),
                 output_tokens=usage.get("output_tokens"),
                 cache_read_tokens=usage.get("cached_input_tokens"),
+                cache_write_tokens=usage.get("cache_write_input_tokens"),
                 reasoning_tokens=usage.get("reasoning_output_tokens"),
                 raw=usage,
             )

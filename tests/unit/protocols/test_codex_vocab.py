@@ -290,3 +290,9 @@ def test_question_result_keys_answers_by_question_id() -> None:
     assert question_result(params, {"Colour?": "blue", "q2": "L"}) == {
         "answers": {"q1": {"answers": ["blue"]}, "q2": {"answers": ["L"]}, "q3": {"answers": []}}
     }
+
+
+def test_exec_launch_model_and_effort() -> None:
+    plan = launch.exec_launch(binary="codex", prompt="p", model="m-1", effort="high")
+    assert plan.argv[6:10] == ["-c", 'model="m-1"', "-c", 'model_reasoning_effort="high"']
+    assert plan.argv[-2:] == ["--", "p"]
