@@ -6,6 +6,7 @@ check whose fixture is gone, fails ``test_every_fixture_has_a_check``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
@@ -33,7 +34,35 @@ from corral.events import (
     Warning,
 )
 
-from ._codex_replay import Process, fixture_names, replay
+from ._codex_replay import DIR, VERSION, Process, fixture_names, replay
+
+# Every transcript this module replays, relative to tests/fixtures/transcripts (a literal list:
+# the fixture-usage check reads it without importing the module).
+FIXTURES_USED = [
+    "codex/0.171.0/approval-allow.jsonl",
+    "codex/0.171.0/approval-always.jsonl",
+    "codex/0.171.0/approval-deny.jsonl",
+    "codex/0.171.0/cancel-mid-turn.jsonl",
+    "codex/0.171.0/command-output.jsonl",
+    "codex/0.171.0/error-429.jsonl",
+    "codex/0.171.0/exec-error-429.jsonl",
+    "codex/0.171.0/exec-resume-after-exit.jsonl",
+    "codex/0.171.0/exec-text.jsonl",
+    "codex/0.171.0/exec-tool-shell.jsonl",
+    "codex/0.171.0/file-change-allow.jsonl",
+    "codex/0.171.0/file-change-deny.jsonl",
+    "codex/0.171.0/follow-up.jsonl",
+    "codex/0.171.0/image-input.jsonl",
+    "codex/0.171.0/input-during-turn.jsonl",
+    "codex/0.171.0/interrupt-during-approval.jsonl",
+    "codex/0.171.0/question-enabled.jsonl",
+    "codex/0.171.0/reasoning.jsonl",
+    "codex/0.171.0/resume-after-exit.jsonl",
+    "codex/0.171.0/subagent.jsonl",
+    "codex/0.171.0/text.jsonl",
+    "codex/0.171.0/tool-shell.jsonl",
+    "codex/0.171.0/turn-failed.jsonl",
+]
 
 HELLO = "Hello from the scripted model."
 
@@ -327,6 +356,11 @@ CHECKS: dict[str, Callable[[list[Process]], None]] = {
 
 def test_every_fixture_has_a_check() -> None:
     assert set(fixture_names()) == set(CHECKS)
+    assert sorted(FIXTURES_USED) == [f"codex/{VERSION}/{name}.jsonl" for name in sorted(CHECKS)]
+    for name in CHECKS:  # the recorder's sidecar: what produced the transcript
+        meta = json.loads((DIR / f"{name}.meta.json").read_text())
+        assert meta["cli"] == "codex" and meta["version"] == VERSION
+        assert meta["command"].startswith("python scripts/record_codex.py")
 
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
