@@ -9,15 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from .base import Attachment
+from .base import find_binary as base_find_binary
 
 
 def find_binary(binary: str | None) -> str:
-    if binary:
-        return binary
-    from ..agents import locate
-
-    found = locate("codex")
-    return str(found) if found is not None else (shutil.which("codex") or "codex")
+    return base_find_binary(binary, "codex")
 
 
 class Attachments:

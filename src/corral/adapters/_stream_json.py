@@ -39,7 +39,7 @@ from ..events import (
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
-from .base import Attachment, BaseAdapter
+from .base import Attachment, BaseAdapter, find_binary
 
 _encoder = msgspec.json.Encoder()
 _END = object()
@@ -69,7 +69,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     ) -> None:
         self.cwd = cwd
         self.model = model
-        self.binary = binary or self.default_binary
+        self.binary = find_binary(binary, self.default_binary)
         self.resume_session_id = resume_session_id
         self.on_session_id = on_session_id
         self.effort = effort

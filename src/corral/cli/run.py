@@ -20,9 +20,7 @@ import typer
 from rich.prompt import Prompt
 
 from ..adapters.base import Attachment, BaseAdapter, construct
-from ..adapters.claude import ClaudeAdapter
-from ..adapters.qwen import QwenAdapter
-from ..errors import AdapterNotFoundError, ConfigError
+from ..errors import ConfigError
 from ..events import (
     ApprovalDecision,
     ApprovalRequested,
@@ -36,19 +34,12 @@ from ..events import (
 from ._common import JSON_OPTION, err_console
 from ._run_render import HumanRenderer, JsonRenderer
 
-ADAPTERS: dict[str, type[BaseAdapter]] = {
-    "claude-code": ClaudeAdapter,
-    "claude": ClaudeAdapter,
-    "qwen": QwenAdapter,
-}
-"""Adapter ids ``corral run`` knows. The one spot to swap for the adapter registry."""
-
 
 def adapter_class(agent: str) -> type[BaseAdapter]:
-    try:
-        return ADAPTERS[agent]
-    except KeyError:
-        raise AdapterNotFoundError(agent) from None
+    """The adapter class for ``agent``, found the way the session manager finds it."""
+    from ..sessions._resolve import AdapterResolver
+
+    return AdapterResolver()(agent)
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
