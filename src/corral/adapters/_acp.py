@@ -74,6 +74,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     """Command-line flags that choose the model (first one used); empty: ``session/set_model``."""
     auth_methods: ClassVar[tuple[str, ...]] = ()
     """``authenticate`` method ids to try, in order, when the agent says auth is required."""
+    default_env: ClassVar[dict[str, str]] = {}
+    """Environment the vendor needs under ACP; the caller's ``env`` wins over it."""
     serve_fs: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
@@ -128,7 +130,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             model=self.model,
             model_flags=self.model_flags,
             extra_args=self.extra_args,
-            env=self.env,
+            env={**self.default_env, **self.env},
         )
 
     # ── the four coroutines ──
@@ -303,11 +305,10 @@ class AcpAdapter(BaseAdapter, abstract=True):
         session_caps = caps.session_capabilities if caps else None
         params = {**base, "sessionId": self.resume_session_id}
         if caps is not None and caps.load_session:
+            # The history replay may trail the response (gemini streams it afterwards); it is
+            # dropped until the first prompt goes out.
             self._replaying = True
-            try:
-                self.session_raw = await self._client.request("session/load", params) or {}
-            finally:
-                self._replaying = False
+            self.session_raw = await self._client.request("session/load", params) or {}
         elif session_caps is not None and session_caps.resume is not None:
             self.session_raw = await self._client.request("session/resume", params) or {}
         else:
@@ -325,6 +326,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         while True:
             blocks = await self._prompts.get()
             self._in_turn = True
+            self._replaying = False
             try:
                 result = await self._client.request(
                     "session/prompt",

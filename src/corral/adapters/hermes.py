@@ -16,7 +16,6 @@ class HermesAdapter(AcpAdapter):
     cli_binary = "hermes"
     acp_args = ("acp",)
 
-    cap_permissions = True
     cap_interrupt = True
     cap_cancel = True
     cap_resume = True

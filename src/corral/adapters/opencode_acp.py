@@ -2,9 +2,15 @@
 
 Agent id ``opencode-acp`` (the HTTP/SSE driver is ``opencode``). The provider and model come from
 ``OPENCODE_CONFIG_CONTENT`` (``corral.redirect``); ``opencode acp`` takes no model flag.
+
+Over ACP the client is the approval surface, so edits, shell commands and fetches are set to
+``ask`` through ``OPENCODE_PERMISSION`` (opencode merges it over every config file); a caller that
+wants opencode's own configuration to decide passes ``OPENCODE_PERMISSION={}`` in ``env``.
 """
 
 from __future__ import annotations
+
+import json
 
 from ._acp import AcpAdapter
 
@@ -14,9 +20,10 @@ class OpenCodeAcpAdapter(AcpAdapter):
     display_name = "OpenCode (ACP)"
     cli_binary = "opencode"
     acp_args = ("acp",)
+    default_env = {
+        "OPENCODE_PERMISSION": json.dumps({"edit": "ask", "bash": "ask", "webfetch": "ask"})
+    }
 
-    cap_images = True
-    cap_image_input = True
     cap_permissions = True
     cap_interrupt = True
     cap_cancel = True

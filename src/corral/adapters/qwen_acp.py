@@ -19,8 +19,6 @@ class QwenAcpAdapter(AcpAdapter):
     model_flags = ("--model", "-m")
     auth_methods = ("openai",)
 
-    cap_images = True
-    cap_image_input = True
     cap_permissions = True
     cap_interrupt = True
     cap_cancel = True

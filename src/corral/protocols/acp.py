@@ -160,6 +160,7 @@ class AcpParser:
         self._denied: set[str] = set()
         self._permission_calls: dict[str, str] = {}
         self._permission_options: dict[str, dict[str, ApprovalDecision]] = {}
+        self._pending_usage: dict[str, Any] = {}
         self._diffs_seen: set[tuple[str, str, str | None, str | None]] = set()
 
     # ── replay entry points ──
@@ -207,8 +208,14 @@ class AcpParser:
 
     def _message_chunk(self, upd: dict[str, Any]) -> list[Event]:
         text = _text_of(upd.get("content"))
+        usage = _dict(_dict(upd.get("_meta")).get("usage"))
+        if usage:
+            # Qwen Code reports a turn's tokens on a last, empty chunk: ``_meta.usage``.
+            self._pending_usage = usage
         if text is None:
             return [UnknownEvent(vendor_type="agent_message_chunk", raw=upd)]
+        if not text:
+            return []
         out = self._flush_thought()
         msg_id = upd.get("messageId")
         if self._text and msg_id is not None and msg_id != self._text_id:
@@ -308,6 +315,7 @@ class AcpParser:
         name = str(known.get("title") or known.get("kind") or "tool")
         if status == "completed":
             return [
+                *self._synthetic_diff(call_id, known),
                 ToolCallCompleted(
                     call_id=call_id,
                     name=name,
@@ -390,7 +398,7 @@ class AcpParser:
     def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
         """A ``session/request_permission`` request → ``ApprovalRequested``."""
         call = _dict(params.get("toolCall"))
-        call_id = str(call.get("toolCallId", ""))
+        call_id = str(call.get("toolCallId") or self._guess_call(call))
         known = {**self._calls.get(call_id, {}), **{k: v for k, v in call.items() if v is not None}}
         self._permission_calls[request_id] = call_id
         options = tuple(
@@ -404,8 +412,13 @@ class AcpParser:
         )
         self._permission_options[request_id] = {o.id: o.decision for o in options}
         acp_kind = str(known.get("kind") or "other")
+        out = self._flush()
+        if call_id and call_id not in self._open_calls and not known.get("_done"):
+            # Some agents (gemini) ask before they ever announce the call: announce it here.
+            out += self._tool_call({**known, "sessionUpdate": "tool_call", "toolCallId": call_id})
+        out += self._diffs(call_id, call)
         return [
-            *self._flush(),
+            *out,
             ApprovalRequested(
                 request_id=request_id,
                 tool_name=str(known.get("title") or acp_kind),
@@ -419,6 +432,15 @@ class AcpParser:
                 raw=params,
             ),
         ]
+
+    def _guess_call(self, call: dict[str, Any]) -> str:
+        """Hermes asks about edits without a ``toolCallId``: take the open call on the same file."""
+        path = _file(call)
+        open_calls = [c for c in self._calls if c in self._open_calls]
+        for candidate in reversed(open_calls):
+            if path is None or _file(self._calls[candidate]) == path:
+                return candidate
+        return ""
 
     def resolved(
         self, request_id: str, outcome: dict[str, Any], decision: ApprovalDecision | None
@@ -446,8 +468,10 @@ class AcpParser:
     def prompt_result(self, result: Any) -> list[Event]:
         """The ``session/prompt`` response: usage (if any), then ``TurnCompleted``."""
         res = _dict(result)
-        out = [*self._flush(), *self._close_denied()]
-        usage = _dict(res.get("usage"))
+        reason = STOP_REASONS.get(str(res.get("stopReason")), StopReason.END_TURN)
+        out = [*self._flush(), *self._close_open(reason)]
+        usage = _dict(res.get("usage")) or _meta_usage(res) or self._pending_usage
+        self._pending_usage = {}
         if usage:
             out.append(
                 Usage(
@@ -459,7 +483,6 @@ class AcpParser:
                     raw=usage,
                 )
             )
-        reason = STOP_REASONS.get(str(res.get("stopReason")), StopReason.END_TURN)
         out.append(TurnCompleted(stop_reason=reason, raw=result))
         return out
 
@@ -467,31 +490,93 @@ class AcpParser:
         """The ``session/prompt`` request failed: an ``Error`` and an errored ``TurnCompleted``."""
         return [
             *self._flush(),
-            *self._close_denied(),
+            *self._close_open(StopReason.ERROR),
             Error(message=message, code="prompt_failed", raw=raw),
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
         ]
 
     def prompt_cancelled(self, raw: Any = None) -> list[Event]:
-        return [*self._flush(), *self._close_denied(), TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw)]
+        return [
+            *self._flush(),
+            *self._close_open(StopReason.CANCELLED),
+            TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw),
+        ]
 
-    def _close_denied(self) -> list[Event]:
-        """Denied calls the agent never reported as failed are reported here, once."""
+    def _close_open(self, reason: StopReason) -> list[Event]:
+        """Calls still open when the turn ends get their terminal event here, once.
+
+        A call we refused is ``ToolCallFailed(denied=True)``; in a turn that ended normally the
+        call is over and is ``ToolCallCompleted`` (Hermes never reports approved edits as done);
+        otherwise it failed with the turn. ``raw`` says the driver closed it.
+        """
         out: list[Event] = []
-        for call_id in sorted(self._denied & self._open_calls):
+        for call_id in [c for c in self._calls if c in self._open_calls]:
             self._open_calls.discard(call_id)
-            self._calls[call_id]["_done"] = True
             known = self._calls[call_id]
-            out.append(
-                ToolCallFailed(
-                    call_id=call_id,
-                    error="permission denied",
-                    denied=True,
-                    name=str(known.get("title") or known.get("kind") or "tool"),
-                    kind=KIND_MAP.get(str(known.get("kind") or "other"), ToolKind.OTHER),
+            known["_done"] = True
+            name = str(known.get("title") or known.get("kind") or "tool")
+            kind = KIND_MAP.get(str(known.get("kind") or "other"), ToolKind.OTHER)
+            marker = {"closed_at_turn_end": reason.value}
+            if call_id in self._denied:
+                out.append(
+                    ToolCallFailed(
+                        call_id=call_id,
+                        error="permission denied",
+                        denied=True,
+                        name=name,
+                        kind=kind,
+                        raw=marker,
+                    )
                 )
-            )
+            elif reason is StopReason.END_TURN:
+                out += self._synthetic_diff(call_id, known)
+                out.append(
+                    ToolCallCompleted(
+                        call_id=call_id,
+                        name=name,
+                        kind=kind,
+                        result=ToolResult(output=_output(known)),
+                        raw=marker,
+                    )
+                )
+            else:
+                out.append(
+                    ToolCallFailed(
+                        call_id=call_id, error=f"turn {reason.value}", name=name, kind=kind, raw=marker
+                    )
+                )
         return out
+
+    def _synthetic_diff(self, call_id: str, known: dict[str, Any]) -> list[Event]:
+        """An edit the agent reported without diff content (OpenCode ``write``): diff from input."""
+        if known.get("kind") != "edit" or any(k[0] == call_id for k in self._diffs_seen):
+            return []
+        raw_input = _dict(known.get("rawInput"))
+        args = _dict(raw_input.get("arguments")) or raw_input
+        path = _file({"rawInput": args})
+        content = args.get("content")
+        if path is None or not isinstance(content, str):
+            return []
+        metadata = _dict(_dict(known.get("rawOutput")).get("metadata"))
+        created = metadata.get("exists") is False
+        self._diffs_seen.add((call_id, path, None, content))
+        return [
+            FileDiff(
+                path=path,
+                diff=unified_diff(path, None, content) if created else None,
+                new_text=content,
+                call_id=call_id,
+                raw={"synthesized_from": "rawInput"},
+            )
+        ]
+
+
+def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
+    """Gemini CLI reports tokens outside the schema: ``_meta.quota.token_count``."""
+    counts = _dict(_dict(_dict(result.get("_meta")).get("quota")).get("token_count"))
+    if not counts:
+        return {}
+    return {"inputTokens": counts.get("input_tokens"), "outputTokens": counts.get("output_tokens")}
 
 
 def _output(known: dict[str, Any]) -> str:
