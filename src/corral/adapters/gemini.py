@@ -28,7 +28,6 @@ class GeminiAdapter(AcpAdapter):
     cap_permissions = True
     cap_interrupt = True
     cap_cancel = True
-    cap_thinking = True
     cap_terminal = True
 
     provides_models = False

@@ -16,6 +16,8 @@ class HermesAdapter(AcpAdapter):
     cli_binary = "hermes"
     acp_args = ("acp",)
 
+    cap_images = True
+    cap_image_input = True
     cap_interrupt = True
     cap_cancel = True
     cap_resume = True

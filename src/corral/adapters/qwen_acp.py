@@ -23,7 +23,6 @@ class QwenAcpAdapter(AcpAdapter):
     cap_interrupt = True
     cap_cancel = True
     cap_resume = True
-    cap_thinking = True
     cap_terminal = True
 
     provides_models = False
