@@ -41,7 +41,9 @@ async def check(agent: str, scenarios: list[str], server: object) -> list[Scenar
     for result in results:
         scenario = SCENARIOS[result.scenario]
         if declared(target, scenario):
-            assert result.outcome is Outcome.PASS, f"{agent} declares {scenario.capability}:\n{table}"
+            assert result.outcome is Outcome.PASS, (
+                f"{agent} declares {scenario.capability}:\n{table}"
+            )
         if result.scenario in target.unsupported:
             assert result.outcome is Outcome.UNSUPPORTED, table
     return results

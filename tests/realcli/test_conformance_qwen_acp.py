@@ -5,13 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from _acp_conformance import check, declared_scenarios
 
 from corral.testing import FakeModelServer
 
-from _acp_conformance import check, declared_scenarios
-
 AGENT = "qwen-acp"
-SCENARIOS = ["text", "tool-write", "approval-allow", "approval-deny", "cancel-mid-turn", "follow-up", "resume-after-exit", "usage", "image-input", "question", "input-during-turn"]
+SCENARIOS = [
+    "text",
+    "tool-write",
+    "approval-allow",
+    "approval-deny",
+    "cancel-mid-turn",
+    "follow-up",
+    "resume-after-exit",
+    "usage",
+    "image-input",
+    "question",
+    "input-during-turn",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,4 +40,3 @@ def test_runs_every_declared_capability() -> None:
 @pytest.mark.timeout(240)
 async def test_conformance(acp_server: FakeModelServer) -> None:
     await check(AGENT, SCENARIOS, acp_server)
-

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar
 
 from acp import PROTOCOL_VERSION
@@ -50,7 +50,6 @@ from ..events import (
     Event,
     SessionEnded,
     SessionStarted,
-    StatusChanged,
 )
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
@@ -61,7 +60,13 @@ from .base import Attachment, BaseAdapter, SessionIdCallback
 AUTH_REQUIRED = -32000
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
-    {"terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"}
+    {
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
+    }
 )
 
 
@@ -255,9 +260,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     # ── handshake ──
     def client_capabilities(self) -> ClientCapabilities:
         return ClientCapabilities(
-            fs=FileSystemCapabilities(
-                read_text_file=self.serve_fs, write_text_file=self.serve_fs
-            ),
+            fs=FileSystemCapabilities(read_text_file=self.serve_fs, write_text_file=self.serve_fs),
             terminal=self.serve_terminal,
         )
 
@@ -287,7 +290,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     async def _authenticate(self) -> bool:
         assert self._client is not None and self.init is not None
-        offered = [m.get("id") for m in self.init_raw.get("authMethods") or [] if isinstance(m, dict)]
+        offered = [
+            m.get("id") for m in self.init_raw.get("authMethods") or [] if isinstance(m, dict)
+        ]
         for method_id in self.auth_methods:
             if method_id in offered:
                 await self._client.request("authenticate", {"methodId": method_id})
@@ -334,7 +339,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
                     timeout=_TURN_TIMEOUT,
                 )
             except JsonRpcError as exc:
-                self._emit_all(self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data}))
+                self._emit_all(
+                    self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data})
+                )
             except ProcessError as exc:
                 self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
                 return
@@ -357,17 +364,29 @@ class AcpAdapter(BaseAdapter, abstract=True):
         except TimeoutError:
             code = await self._transport.kill()
         tail = self._transport.stderr_tail[-2000:] or None
-        self._emit(Error(message=f"the agent exited (code {code})", code="agent_exited", fatal=True))
-        self._end(EndReason.FAILED, exit_code=code, message="the agent process exited", stderr_tail=tail)
+        self._emit(
+            Error(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
+        )
+        self._end(
+            EndReason.FAILED, exit_code=code, message="the agent process exited", stderr_tail=tail
+        )
 
     # ── incoming ──
     def _on_notification(self, method: str, params: Any) -> None:
         if method == "session/update":
-            events = self.parser.update((params or {}).get("update") if isinstance(params, dict) else None)
+            events = self.parser.update(
+                (params or {}).get("update") if isinstance(params, dict) else None
+            )
             if not self._replaying:
                 self._emit_all(events)
             return
-        self._emit(Error(message=f"unexpected notification {method!r} from the agent", code="unknown_method", raw={"method": method, "params": params}))
+        self._emit(
+            Error(
+                message=f"unexpected notification {method!r} from the agent",
+                code="unknown_method",
+                raw={"method": method, "params": params},
+            )
+        )
 
     async def _on_request(self, method: str, params: Any) -> Any:
         params = params if isinstance(params, dict) else {}
@@ -376,7 +395,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if method == "fs/read_text_file" and self.serve_fs:
             return self.files.read(str(params.get("path")), params.get("line"), params.get("limit"))
         if method == "fs/write_text_file" and self.serve_fs:
-            return self.files.write(str(params.get("path")), params.get("content"))  # type: ignore[arg-type]
+            return self.files.write(str(params.get("path")), params.get("content"))
         if method in _TERMINAL_METHODS and self.serve_terminal and self.terminals is not None:
             return await self.terminals.handle(method, params)
         self._emit(
@@ -452,4 +471,3 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if self.terminals is not None:
             await self.terminals.close()
         return code
-

@@ -11,6 +11,7 @@ wants opencode's own configuration to decide passes ``OPENCODE_PERMISSION={}`` i
 from __future__ import annotations
 
 import json
+from typing import ClassVar
 
 from ._acp import AcpAdapter
 
@@ -20,7 +21,7 @@ class OpenCodeAcpAdapter(AcpAdapter):
     display_name = "OpenCode (ACP)"
     cli_binary = "opencode"
     acp_args = ("acp",)
-    default_env = {
+    default_env: ClassVar[dict[str, str]] = {
         "OPENCODE_PERMISSION": json.dumps({"edit": "ask", "bash": "ask", "webfetch": "ask"})
     }
 

@@ -284,7 +284,9 @@ class AcpParser:
         if call_id not in self._open_calls and not known.get("_done"):
             # An update for a call we never saw start (e.g. after session/load): start it now.
             return out + self._tool_call({**known, "sessionUpdate": "tool_call"})
-        texts = [t for t in (_text_of(_dict(c).get("content")) for c in upd.get("content") or ()) if t]
+        texts = [
+            t for t in (_text_of(_dict(c).get("content")) for c in upd.get("content") or ()) if t
+        ]
         status = upd.get("status")
         if status not in ("completed", "failed") or texts or upd.get("rawInput") is not None:
             out.append(
@@ -322,7 +324,7 @@ class AcpParser:
                     kind=kind,
                     result=ToolResult(output=output, structured=known.get("rawOutput")),
                     raw=upd,
-                )
+                ),
             ]
         denied = call_id in self._denied
         return [
@@ -542,7 +544,11 @@ class AcpParser:
             else:
                 out.append(
                     ToolCallFailed(
-                        call_id=call_id, error=f"turn {reason.value}", name=name, kind=kind, raw=marker
+                        call_id=call_id,
+                        error=f"turn {reason.value}",
+                        name=name,
+                        kind=kind,
+                        raw=marker,
                     )
                 )
         return out
@@ -580,7 +586,9 @@ def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _output(known: dict[str, Any]) -> str:
-    texts = [t for t in (_text_of(_dict(c).get("content")) for c in known.get("content") or ()) if t]
+    texts = [
+        t for t in (_text_of(_dict(c).get("content")) for c in known.get("content") or ()) if t
+    ]
     if texts:
         return "\n".join(texts)
     raw = known.get("rawOutput")
@@ -605,3 +613,24 @@ _UPDATE_HANDLERS = {
     "usage_update": AcpParser._context,
     "session_info_update": AcpParser._info,
 }
+
+
+def replay(entries: Any) -> list[Event]:
+    """Events of a recorded transcript: ``{"dir": "in"|"out"|"exit", "line"|"text"|"code"}``.
+
+    Each agent process gets a fresh parser (JSON-RPC ids restart); lines that are not JSON are
+    skipped here (the driver reports them as ``Error`` events).
+    """
+    events: list[Event] = []
+    parser = AcpParser()
+    for entry in entries:
+        entry = _dict(entry)
+        direction = entry.get("dir")
+        if direction == "exit":
+            events += parser.finish()
+            parser = AcpParser()
+        elif direction == "in" and "line" in entry:
+            events += parser.sent(entry["line"])
+        elif direction == "out" and "line" in entry:
+            events += parser.feed(entry["line"])
+    return events + parser.finish()

@@ -32,7 +32,9 @@ class TargetSpec:
     turn_timeout: float = 60.0
 
 
-_ACP_NO_QUESTION = "ACP v1 has no question request (elicitation is unstable; the agent never sends it)"
+_ACP_NO_QUESTION = (
+    "ACP v1 has no question request (elicitation is unstable; the agent never sends it)"
+)
 _ACP_ONE_TURN = "ACP runs one prompt per session at a time; corral queues a prompt sent mid-turn"
 _HERMES_APPROVALS = (
     "Hermes 0.19.0 asks only for file edits and for commands its danger patterns flag; the "
