@@ -41,7 +41,13 @@ from acp.schema import (
 
 from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
 from .._version import __version__
-from ..errors import JsonRpcError, ProcessError, SpawnError, UnsupportedOperation
+from ..errors import (
+    JsonRpcError,
+    ProcessError,
+    SessionError,
+    SpawnError,
+    UnsupportedOperation,
+)
 from ..events import (
     AgentInfo,
     ApprovalDecision,
@@ -184,6 +190,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
         await self._prompts.put(blocks)
 
     async def stream(self) -> AsyncIterator[Event]:
+        if self._ended and self._events.empty():
+            return
         while True:
             event = await self._events.get()
             yield event
@@ -219,7 +227,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     ) -> None:
         future = self._permissions.get(request_id)
         if future is None or future.done():
-            raise KeyError(f"no pending approval request {request_id!r}")
+            raise SessionError(f"no pending approval request {request_id!r}", self.session_id)
         if decision is ApprovalDecision.CANCEL:
             outcome: dict[str, Any] = {"outcome": "cancelled"}
         else:
@@ -355,9 +363,10 @@ class AcpAdapter(BaseAdapter, abstract=True):
         await self._client.eof.wait()
         if self._stopping:
             return
-        # Let the prompt loop report the broken turn first.
-        with contextlib.suppress(TimeoutError, ProcessError):
-            await asyncio.wait_for(asyncio.shield(self._tasks[0]), 2.0)
+        if self._in_turn:
+            # Let the prompt loop report the broken turn first.
+            with contextlib.suppress(TimeoutError, ProcessError):
+                await asyncio.wait_for(asyncio.shield(self._tasks[0]), 2.0)
         code: int | None
         try:
             code = await self._transport.wait(5.0)

@@ -91,6 +91,7 @@ STOP_REASONS: dict[str, StopReason] = {
     "cancelled": StopReason.CANCELLED,
 }
 
+CLIENT_SERVICES = ("fs/", "terminal/")
 _COMMAND_KEYS = ("command", "cmd")
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "abs_path", "filename")
 
@@ -189,8 +190,10 @@ class AcpParser:
                 err = _dict(msg["error"])
                 return self.prompt_failed(str(err.get("message") or "prompt failed"), msg)
             return self.prompt_result(msg.get("result"))
-        if method is None:
-            return []  # responses to initialize, session/new… carry no events
+        if method is None or str(method).startswith(CLIENT_SERVICES):
+            # Responses to initialize, session/new…, and the fs/terminal services the driver
+            # answers itself carry no events.
+            return []
         return [UnknownEvent(vendor_type=str(method), raw=msg)]
 
     def finish(self) -> list[Event]:
