@@ -127,10 +127,14 @@ def _file(update: dict[str, Any]) -> str | None:
         path = _dict(loc).get("path")
         if isinstance(path, str):
             return path
+    for item in update.get("content") or ():
+        if _dict(item).get("type") == "diff" and isinstance(_dict(item).get("path"), str):
+            return str(_dict(item)["path"])
     raw = _dict(update.get("rawInput"))
-    for key in _PATH_KEYS:
-        if isinstance(raw.get(key), str):
-            return str(raw[key])
+    for source in (raw, _dict(raw.get("arguments"))):  # Hermes nests the tool's arguments
+        for key in _PATH_KEYS:
+            if isinstance(source.get(key), str):
+                return str(source[key])
     return None
 
 
@@ -403,7 +407,11 @@ class AcpParser:
     def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
         """A ``session/request_permission`` request → ``ApprovalRequested``."""
         call = _dict(params.get("toolCall"))
-        call_id = str(call.get("toolCallId") or self._guess_call(call))
+        call_id = str(call.get("toolCallId") or "")
+        if call_id not in self._calls:
+            # Hermes asks about an edit under an id of its own ("edit-approval-1") while the
+            # write it guards is open under another: tie the request to that call.
+            call_id = self._guess_call(call) or call_id
         known = {**self._calls.get(call_id, {}), **{k: v for k, v in call.items() if v is not None}}
         self._permission_calls[request_id] = call_id
         options = tuple(
@@ -439,11 +447,14 @@ class AcpParser:
         ]
 
     def _guess_call(self, call: dict[str, Any]) -> str:
-        """Hermes asks about edits without a ``toolCallId``: take the open call on the same file."""
+        """The open call on the same file (of the same kind), if exactly that is asked about."""
         path = _file(call)
+        if path is None:
+            return ""
         open_calls = [c for c in self._calls if c in self._open_calls]
         for candidate in reversed(open_calls):
-            if path is None or _file(self._calls[candidate]) == path:
+            known = self._calls[candidate]
+            if _file(known) == path and known.get("kind") == call.get("kind"):
                 return candidate
         return ""
 
