@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar
 
 from acp import PROTOCOL_VERSION
@@ -121,7 +121,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self.init_raw: dict[str, Any] = {}
         self.session_raw: dict[str, Any] = {}
         self._events: asyncio.Queue[Event] = asyncio.Queue()
-        self._prompts: asyncio.Queue[list[dict[str, Any]]] = asyncio.Queue()
+        self._prompts: asyncio.Queue[tuple[list[dict[str, Any]], Callable[[], None] | None]] = (
+            asyncio.Queue()
+        )
         self._client: JsonRpcClient | None = None
         self._transport: ProcessTransport | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -179,15 +181,27 @@ class AcpAdapter(BaseAdapter, abstract=True):
         return info
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        await self._prompts.put((self._blocks(text, attachments), None))
+
+    async def send_acknowledged(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] | None,
+        *,
+        ack: Callable[[], None],
+    ) -> None:
+        """ACP has no receipt before the turn ends: ``ack`` runs as ``session/prompt`` goes out."""
+        await self._prompts.put((self._blocks(text, attachments), ack))
+
+    def _blocks(self, text: str, attachments: Sequence[Attachment] | None) -> list[dict[str, Any]]:
         caps = self.init.agent_capabilities if self.init else None
         prompt_caps = caps.prompt_capabilities if caps else None
-        blocks = prompt_blocks(
+        return prompt_blocks(
             text,
             attachments or (),
             image=bool(prompt_caps and prompt_caps.image),
             embedded_context=bool(prompt_caps and prompt_caps.embedded_context),
         )
-        await self._prompts.put(blocks)
 
     async def stream(self) -> AsyncIterator[Event]:
         if self._ended and self._events.empty():
@@ -337,9 +351,11 @@ class AcpAdapter(BaseAdapter, abstract=True):
     async def _prompt_loop(self) -> None:
         assert self._client is not None
         while True:
-            blocks = await self._prompts.get()
+            blocks, ack = await self._prompts.get()
             self._in_turn = True
             self._replaying = False
+            if ack is not None:
+                ack()
             try:
                 result = await self._client.request(
                     "session/prompt",

@@ -164,3 +164,15 @@ async def test_tap_sees_every_line_both_ways(tmp_path: Path) -> None:
     assert directions.count("in") == 3  # initialize, session/new, session/prompt
     assert directions[-1] == "exit"
     assert any(b'"session/update"' in line for d, line in seen if d == "out")
+
+
+async def test_send_acknowledged_acks_when_the_prompt_goes_out(adapter: AcpAdapter) -> None:
+    acked: list[bool] = []
+    await adapter.send_acknowledged("hello", None, ack=lambda: acked.append(True))
+    events: list[Event] = []
+    async for event in iter_events(adapter):
+        events.append(event)
+        if isinstance(event, TurnCompleted):
+            break
+    assert acked == [True]
+    assert texts(events) == "ok"
