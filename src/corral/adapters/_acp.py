@@ -263,11 +263,27 @@ class AcpAdapter(BaseAdapter, abstract=True):
         raise ValueError(f"the agent offered no option for {decision.value}")
 
     async def set_permission_mode(self, mode: str) -> None:
+        """``session/set_mode`` (ids from the session's ``modes``), else the ``mode`` config option."""
+        if not self.session_raw.get("modes") and self._config_option("mode"):
+            await self._session_request(
+                "session/set_config_option", {"configId": "mode", "value": mode}
+            )
+            return
         await self._session_request("session/set_mode", {"modeId": mode})
 
     async def set_model(self, model: str) -> None:
-        await self._session_request("session/set_model", {"modelId": model})
+        """The ``model`` config option when offered, else the unstable ``session/set_model``."""
+        if self._config_option("model"):
+            await self._session_request(
+                "session/set_config_option", {"configId": "model", "value": model}
+            )
+        else:
+            await self._session_request("session/set_model", {"modelId": model})
         self.model = model
+
+    def _config_option(self, option_id: str) -> bool:
+        options = self.session_raw.get("configOptions") or []
+        return any(isinstance(o, dict) and o.get("id") == option_id for o in options)
 
     async def _session_request(self, method: str, params: dict[str, Any]) -> Any:
         if self._client is None or self.session_id is None:

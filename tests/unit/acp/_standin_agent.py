@@ -69,7 +69,50 @@ def handle(msg: dict) -> None:
             }
         )
     elif method == "session/new":
-        send({"id": msg["id"], "result": {"sessionId": "s1"}})
+        send(
+            {
+                "id": msg["id"],
+                "result": {
+                    "sessionId": "s1",
+                    "modes": {
+                        "currentModeId": "default",
+                        "availableModes": [
+                            {"id": "default", "name": "Default"},
+                            {"id": "plan", "name": "Plan"},
+                        ],
+                    },
+                    "configOptions": [
+                        {
+                            "id": "model",
+                            "name": "Model",
+                            "type": "select",
+                            "currentValue": "m1",
+                            "options": [
+                                {"value": "m1", "name": "m1"},
+                                {"value": "m2", "name": "m2"},
+                            ],
+                        }
+                    ],
+                },
+            }
+        )
+    elif method == "session/set_mode":
+        send({"id": msg["id"], "result": {}})
+        send(
+            {
+                "method": "session/update",
+                "params": {
+                    "sessionId": "s1",
+                    "update": {
+                        "sessionUpdate": "current_mode_update",
+                        "currentModeId": params["modeId"],
+                    },
+                },
+            }
+        )
+    elif method == "session/set_config_option":
+        send({"id": msg["id"], "result": {"configOptions": []}})
+        chunk("s1", f"config {params['configId']}={params['value']}")
     elif method == "session/cancel":
         cancelled[0] = True
     elif method == "session/prompt":

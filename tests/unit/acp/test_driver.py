@@ -176,3 +176,19 @@ async def test_send_acknowledged_acks_when_the_prompt_goes_out(adapter: AcpAdapt
             break
     assert acked == [True]
     assert texts(events) == "ok"
+
+
+async def test_set_mode_and_model_use_what_the_session_offers(adapter: AcpAdapter) -> None:
+    from corral.events import StatusChanged
+
+    await adapter.set_permission_mode("plan")
+    await adapter.set_model("m2")
+    assert adapter.model == "m2"
+    seen: list[Event] = []
+    async for event in iter_events(adapter):
+        seen.append(event)
+        if isinstance(event, TextDelta):
+            break
+    modes = [e for e in seen if isinstance(e, StatusChanged) and e.status == "mode"]
+    assert modes and modes[0].message == "plan"
+    assert texts(seen) == "config model=m2"
