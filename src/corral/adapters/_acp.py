@@ -344,15 +344,15 @@ class AcpAdapter(BaseAdapter, abstract=True):
             self.session_raw = await self._client.request("session/new", base)
             self.session_id = str(self.session_raw["sessionId"])
             return
-        caps = self.init.agent_capabilities
-        session_caps = caps.session_capabilities if caps else None
+        caps = self.init_raw.get("agentCapabilities") or {}
+        session_caps = caps.get("sessionCapabilities") or {}
         params = {**base, "sessionId": self.resume_session_id}
-        if caps is not None and caps.load_session:
+        if caps.get("loadSession"):
             # The history replay may trail the response (gemini streams it afterwards); it is
             # dropped until the first prompt goes out.
             self._replaying = True
             self.session_raw = await self._client.request("session/load", params) or {}
-        elif session_caps is not None and session_caps.resume is not None:
+        elif session_caps.get("resume") is not None:
             self.session_raw = await self._client.request("session/resume", params) or {}
         else:
             raise UnsupportedOperation(self.agent_id, "resume")

@@ -10,7 +10,11 @@ anything else        answers "ok"
 """
 
 import json
+import os
 import sys
+
+NEED_AUTH = os.environ.get("STANDIN_AUTH") == "1"
+authenticated = [False]
 
 _next_id = [100]
 _pending: dict[int, dict] = {}
@@ -62,12 +66,21 @@ def handle(msg: dict) -> None:
                     "agentCapabilities": {
                         "loadSession": False,
                         "promptCapabilities": {"image": True},
+                        "sessionCapabilities": {"resume": {}},
                     },
-                    "authMethods": [],
+                    "authMethods": [{"id": "key", "name": "API key"}],
                     "agentInfo": {"name": "standin", "version": "1.0"},
                 },
             }
         )
+    elif method == "authenticate":
+        authenticated[0] = params.get("methodId") == "key"
+        send({"id": msg["id"], "result": {}})
+    elif method == "session/new" and NEED_AUTH and not authenticated[0]:
+        send({"id": msg["id"], "error": {"code": -32000, "message": "Authentication required"}})
+    elif method == "session/resume":
+        send({"id": msg["id"], "result": {}})
+        chunk(params["sessionId"], "resumed " + params["sessionId"])
     elif method == "session/new":
         send(
             {

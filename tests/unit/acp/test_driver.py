@@ -192,3 +192,39 @@ async def test_set_mode_and_model_use_what_the_session_offers(adapter: AcpAdapte
     modes = [e for e in seen if isinstance(e, StatusChanged) and e.status == "mode"]
     assert modes and modes[0].message == "plan"
     assert texts(seen) == "config model=m2"
+
+
+class NeedsAuth(StandIn):
+    auth_methods = ("key",)
+
+
+async def test_authenticates_when_session_new_says_so(tmp_path: Path) -> None:
+    ids: list[str] = []
+    a = NeedsAuth(cwd=str(tmp_path), env={"STANDIN_AUTH": "1"}, on_session_id=ids.append)
+    await a.start("t")
+    assert ids == ["s1"]
+    events = await run_turn(a, "hello")
+    await a.stop()
+    assert texts(events) == "ok"
+
+
+async def test_auth_required_without_a_usable_method_fails_start(tmp_path: Path) -> None:
+    from corral.errors import SpawnError
+
+    a = StandIn(cwd=str(tmp_path), env={"STANDIN_AUTH": "1"})
+    with pytest.raises(SpawnError, match="Authentication required"):
+        await a.start("t")
+
+
+async def test_resume_without_load_uses_session_resume(tmp_path: Path) -> None:
+    ids: list[str] = []
+    a = StandIn(cwd=str(tmp_path), resume_session_id="old-7", on_session_id=ids.append)
+    info = await a.start("t")
+    assert ids == ["old-7"] and info.agent_session_id == "old-7"
+    seen: list[Event] = []
+    async for event in iter_events(a):
+        seen.append(event)
+        if isinstance(event, TextDelta):
+            break
+    await a.stop()
+    assert texts(seen) == "resumed old-7"
