@@ -20,6 +20,8 @@ SCENARIOS = [
     "image-input",
     "usage",
     "resume-after-exit",
+    "tool-shell",
+    "error-429",
     "question",
     "input-during-turn",
 ]

@@ -20,6 +20,8 @@ SCENARIOS = [
     "usage",
     "approval-allow",
     "approval-deny",
+    "tool-shell",
+    "error-429",
     "question",
     "input-during-turn",
 ]

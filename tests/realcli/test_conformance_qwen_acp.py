@@ -20,6 +20,8 @@ SCENARIOS = [
     "resume-after-exit",
     "usage",
     "image-input",
+    "tool-shell",
+    "error-429",
     "question",
     "input-during-turn",
 ]

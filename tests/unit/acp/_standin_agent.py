@@ -213,6 +213,24 @@ def prompt(rid: int, params: dict) -> None:
                     },
                 }
             )
+    elif text == "term":
+        created = call(
+            "terminal/create",
+            {
+                "sessionId": sid,
+                "command": "/bin/sh",
+                "args": ["-c", "pwd; printf 0123456789"],
+                "outputByteLimit": 4,
+            },
+        )
+        tid = created["result"]["terminalId"]
+        status = call("terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid})["result"]
+        out = call("terminal/output", {"sessionId": sid, "terminalId": tid})["result"]
+        call("terminal/release", {"sessionId": sid, "terminalId": tid})
+        gone = call("terminal/output", {"sessionId": sid, "terminalId": tid})
+        chunk(
+            sid, json.dumps([status["exitCode"], out["output"], out["truncated"], "error" in gone])
+        )
     elif text == "outside":
         reply = call("fs/read_text_file", {"sessionId": sid, "path": "/etc/passwd"})
         chunk(sid, f"error {reply.get('error', {}).get('code')}")

@@ -228,3 +228,8 @@ async def test_resume_without_load_uses_session_resume(tmp_path: Path) -> None:
             break
     await a.stop()
     assert texts(seen) == "resumed old-7"
+
+
+async def test_terminal_over_the_wire(adapter: AcpAdapter) -> None:
+    events = await run_turn(adapter, "term")
+    assert texts(events) == '[0, "6789", true, true]'
