@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ from acp.schema import (
     InitializeRequest,
     InitializeResponse,
 )
+from pydantic import ValidationError
 
 from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
 from .._version import __version__
@@ -82,7 +84,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     cli_binary: ClassVar[str | None]
     acp_args: ClassVar[tuple[str, ...]] = ("--acp",)
     model_flags: ClassVar[tuple[str, ...]] = ()
-    """Command-line flags that choose the model (first one used); empty: ``session/set_model``."""
+    """Command-line flags that choose the model (first one used); empty: the agent's own
+    configuration picks it (``set_model()`` can change it in a running session)."""
     auth_methods: ClassVar[tuple[str, ...]] = ()
     """``authenticate`` method ids to try, in order, when the agent says auth is required."""
     default_env: ClassVar[dict[str, str]] = {}
@@ -103,8 +106,6 @@ class AcpAdapter(BaseAdapter, abstract=True):
         extra_args: Sequence[str] | None = None,
         tap: Tap | None = None,
     ) -> None:
-        import os
-
         self.cwd = os.path.abspath(cwd or os.getcwd())
         self.model = model
         self.binary = binary or self.cli_binary or self.agent_id
@@ -166,6 +167,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         except (ProcessError, JsonRpcError, TimeoutError) as exc:
             await self._teardown()
             raise SpawnError(launch.argv, f"ACP handshake failed: {exc}") from exc
+        except BaseException:
+            await self._teardown()
+            raise
         self._tasks = [
             asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
             asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
@@ -194,13 +198,12 @@ class AcpAdapter(BaseAdapter, abstract=True):
         await self._prompts.put((self._blocks(text, attachments), ack))
 
     def _blocks(self, text: str, attachments: Sequence[Attachment] | None) -> list[dict[str, Any]]:
-        caps = self.init.agent_capabilities if self.init else None
-        prompt_caps = caps.prompt_capabilities if caps else None
+        caps = (self.init_raw.get("agentCapabilities") or {}).get("promptCapabilities") or {}
         return prompt_blocks(
             text,
             attachments or (),
-            image=bool(prompt_caps and prompt_caps.image),
-            embedded_context=bool(prompt_caps and prompt_caps.embedded_context),
+            image=bool(caps.get("image")),
+            embedded_context=bool(caps.get("embeddedContext")),
         )
 
     async def stream(self) -> AsyncIterator[Event]:
@@ -312,7 +315,12 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self.init_raw = await self._client.request(
             "initialize", request.model_dump(mode="json", by_alias=True, exclude_none=True)
         )
-        self.init = InitializeResponse.model_validate(self.init_raw)
+        if not isinstance(self.init_raw, dict):
+            raise JsonRpcError(-32603, f"initialize returned {self.init_raw!r}")
+        try:
+            self.init = InitializeResponse.model_validate(self.init_raw)
+        except ValidationError:
+            self.init = None  # the raw result is what the driver reads; typed access is a bonus
         try:
             await self._open_session()
         except JsonRpcError as exc:
@@ -327,7 +335,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         """Hook for vendors: runs once the session is open (e.g. choose a model)."""
 
     async def _authenticate(self) -> bool:
-        assert self._client is not None and self.init is not None
+        assert self._client is not None
         offered = [
             m.get("id") for m in self.init_raw.get("authMethods") or [] if isinstance(m, dict)
         ]
@@ -338,7 +346,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         return False
 
     async def _open_session(self) -> None:
-        assert self._client is not None and self.init is not None
+        assert self._client is not None
         base = {"cwd": self.cwd, "mcpServers": []}
         if not self.resume_session_id:
             self.session_raw = await self._client.request("session/new", base)

@@ -66,7 +66,9 @@ def handle(msg: dict) -> None:
                     "agentCapabilities": {
                         "loadSession": False,
                         "promptCapabilities": {"image": True},
-                        "sessionCapabilities": {"resume": {}},
+                        "sessionCapabilities": {}
+                        if os.environ.get("STANDIN_NO_RESUME")
+                        else {"resume": {}},
                     },
                     "authMethods": [{"id": "key", "name": "API key"}],
                     "agentInfo": {"name": "standin", "version": "1.0"},

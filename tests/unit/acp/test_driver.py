@@ -233,3 +233,12 @@ async def test_resume_without_load_uses_session_resume(tmp_path: Path) -> None:
 async def test_terminal_over_the_wire(adapter: AcpAdapter) -> None:
     events = await run_turn(adapter, "term")
     assert texts(events) == '[0, "6789", true, true]'
+
+
+async def test_resume_unsupported_raises_and_leaves_no_process(tmp_path: Path) -> None:
+    from corral.errors import UnsupportedOperation
+
+    a = StandIn(cwd=str(tmp_path), resume_session_id="x", env={"STANDIN_NO_RESUME": "1"})
+    with pytest.raises(UnsupportedOperation):
+        await a.start("t")
+    assert a._transport is not None and a._transport.returncode is not None
