@@ -58,6 +58,7 @@ from ..events import (
     Event,
     SessionEnded,
     SessionStarted,
+    Usage,
 )
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
@@ -90,7 +91,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     """``authenticate`` method ids to try, in order, when the agent says auth is required."""
     default_env: ClassVar[dict[str, str]] = {}
     """Environment the vendor needs under ACP; the caller's ``env`` wins over it."""
-    serve_fs: ClassVar[bool] = True
+    serve_fs_read: ClassVar[bool] = True
+    serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
 
@@ -135,6 +137,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._replaying = False
         self._stopping = False
         self._ended = False
+        self._usage: dict[str, int] = {}
 
     # ── launch ──
     def build_launch(self) -> AcpLaunch:
@@ -301,7 +304,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
     # ── handshake ──
     def client_capabilities(self) -> ClientCapabilities:
         return ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=self.serve_fs, write_text_file=self.serve_fs),
+            fs=FileSystemCapabilities(
+                read_text_file=self.serve_fs_read, write_text_file=self.serve_fs_write
+            ),
             terminal=self.serve_terminal,
         )
 
@@ -441,9 +446,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         params = params if isinstance(params, dict) else {}
         if method == "session/request_permission":
             return {"outcome": await self._ask_permission(params)}
-        if method == "fs/read_text_file" and self.serve_fs:
+        if method == "fs/read_text_file" and self.serve_fs_read:
             return self.files.read(str(params.get("path")), params.get("line"), params.get("limit"))
-        if method == "fs/write_text_file" and self.serve_fs:
+        if method == "fs/write_text_file" and self.serve_fs_write:
             return self.files.write(str(params.get("path")), params.get("content"))
         if method in _TERMINAL_METHODS and self.serve_terminal and self.terminals is not None:
             return await self.terminals.handle(method, params)
@@ -491,8 +496,18 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     # ── emitting and ending ──
     def _emit(self, event: Event) -> None:
-        if not self._ended:
-            self._events.put_nowait(event)
+        if self._ended:
+            return
+        if isinstance(event, Usage):
+            for field in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"):
+                value = getattr(event, field)
+                if value:
+                    self._usage[field] = self._usage.get(field, 0) + value
+        self._events.put_nowait(event)
+
+    async def get_usage(self) -> dict[str, Any]:
+        """Tokens summed over the session's turns (as the agent reported them)."""
+        return dict(self._usage)
 
     def _emit_all(self, events: list[Event]) -> None:
         for event in events:

@@ -19,9 +19,10 @@ class GeminiAdapter(AcpAdapter):
     acp_args = ("--acp", "--skip-trust")
     model_flags = ("--model", "-m")
     auth_methods = ("gemini-api-key",)
-    serve_fs = False
-    """0.61.0 cannot create files through ``fs/*``: it stringifies our not-found error object
-    ("[object Object]") and so never sees ENOENT (docs/protocols/acp.md)."""
+    serve_fs_read = False
+    """0.61.0 cannot create a file when reads go through ``fs/read_text_file``: it stringifies our
+    not-found error object ("[object Object]") and never sees ENOENT (docs/protocols/acp.md).
+    Reads stay local; writes still go through corral, confined to the project root."""
 
     cap_images = True
     cap_image_input = True
@@ -31,4 +32,4 @@ class GeminiAdapter(AcpAdapter):
     cap_terminal = True
 
     provides_models = False
-    provides_usage = False
+    provides_usage = True

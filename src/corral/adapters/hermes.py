@@ -24,4 +24,4 @@ class HermesAdapter(AcpAdapter):
     cap_terminal = True
 
     provides_models = False
-    provides_usage = False
+    provides_usage = True

@@ -32,4 +32,4 @@ class OpenCodeAcpAdapter(AcpAdapter):
     cap_terminal = True
 
     provides_models = False
-    provides_usage = False
+    provides_usage = True

@@ -26,4 +26,4 @@ class QwenAcpAdapter(AcpAdapter):
     cap_terminal = True
 
     provides_models = False
-    provides_usage = False
+    provides_usage = True

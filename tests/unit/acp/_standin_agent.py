@@ -238,7 +238,15 @@ def prompt(rid: int, params: dict) -> None:
         chunk(sid, f"error {reply.get('error', {}).get('code')}")
     else:
         chunk(sid, "ok")
-    send({"id": rid, "result": {"stopReason": stop}})
+    send(
+        {
+            "id": rid,
+            "result": {
+                "stopReason": stop,
+                "usage": {"inputTokens": 3, "outputTokens": 2, "totalTokens": 5},
+            },
+        }
+    )
 
 
 for line in sys.stdin:

@@ -242,3 +242,13 @@ async def test_resume_unsupported_raises_and_leaves_no_process(tmp_path: Path) -
     with pytest.raises(UnsupportedOperation):
         await a.start("t")
     assert a._transport is not None and a._transport.returncode is not None
+
+
+async def test_usage_per_turn_and_summed(adapter: AcpAdapter) -> None:
+    from corral.events import Usage
+
+    first = await run_turn(adapter, "hello")
+    await run_turn(adapter, "hello")
+    usage = [e for e in first if isinstance(e, Usage)]
+    assert [(u.input_tokens, u.output_tokens) for u in usage] == [(3, 2)]
+    assert await adapter.get_usage() == {"input_tokens": 6, "output_tokens": 4}
