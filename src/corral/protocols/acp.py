@@ -23,10 +23,17 @@ Mapping (ACP v1, schema 1.19 as shipped in agent-client-protocol 0.12):
 ``available_commands_…``    ``StatusChanged(status="commands")``; names in ``commands``
 ``current_mode_update``     ``StatusChanged(status="mode")``
 ``usage_update``            ``StatusChanged(status="context")`` (context window, not tokens)
-prompt result ``usage``     ``Usage``
+prompt result ``usage``     ``Usage`` (also Gemini's ``_meta.quota`` and Qwen's chunk
+                            ``_meta.usage``)
 request_permission          ``ApprovalRequested`` with the agent's own option ids
 anything else               ``UnknownEvent`` (payload kept)
 =========================  ========================================================
+
+Every ``ToolCallStarted`` gets a terminal event: calls still open when the turn ends are closed
+then (denied → ``ToolCallFailed(denied=True)``, a normal end → ``ToolCallCompleted``, otherwise
+failed), marked ``raw={"closed_at_turn_end": …}``. An edit reported without diff content gets a
+``FileDiff`` derived from its ``rawInput`` (path and content). Vendor differences are listed in
+docs/protocols/acp.md.
 """
 
 from __future__ import annotations
