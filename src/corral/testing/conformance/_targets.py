@@ -69,8 +69,9 @@ SPECS: dict[str, TargetSpec] = {
                 "question": _ACP_NO_QUESTION,
                 "input-during-turn": _ACP_ONE_TURN,
                 "image-input": "qwen 0.15.10 replaces the image with 'This model does not support "
-                "image input': it derives modalities from the model name and the redirection's "
-                "'fake-model' has none (settings model.generationConfig.modalities would say so)",
+                "image input': modalities come from the model name and the redirection's "
+                "'fake-model' has none; with settings model.generationConfig.modalities.image "
+                "= true (not written by corral.redirect) the scenario passes",
             },
             turn_timeout=45.0,
         ),
@@ -82,7 +83,8 @@ SPECS: dict[str, TargetSpec] = {
                 "question": _ACP_NO_QUESTION,
                 "input-during-turn": _ACP_ONE_TURN,
                 "image-input": "opencode 1.18.33 answers 'this model does not support image "
-                "input': the redirection's model entry declares no image modality",
+                "input': the redirection's model entry declares no image modality; with "
+                "modalities.input [text, image] on it the scenario passes",
             },
             turn_timeout=60.0,
         ),
