@@ -26,27 +26,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar
 
-from acp import PROTOCOL_VERSION
 from acp.schema import (
     ClientCapabilities,
     FileSystemCapabilities,
-    Implementation,
-    InitializeRequest,
     InitializeResponse,
 )
-from pydantic import ValidationError
 
 from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
-from .._version import __version__
 from ..errors import (
     JsonRpcError,
     ProcessError,
-    SessionError,
     SpawnError,
     UnsupportedOperation,
 )
@@ -62,11 +55,12 @@ from ..events import (
 )
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
+from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize, open_session
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
+from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
 from .base import Attachment, BaseAdapter, SessionIdCallback
 
-AUTH_REQUIRED = -32000
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
     {
@@ -130,9 +124,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._client: JsonRpcClient | None = None
         self._transport: ProcessTransport | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        self._permissions: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._perm_ids = itertools.count(1)
-        self._options: dict[str, list[dict[str, Any]]] = {}
+        self.permissions = Permissions()
         self._in_turn = False
         self._replaying = False
         self._stopping = False
@@ -178,8 +170,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
             asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
         ]
         info = self.make_agent_info(
-            name=self._agent_field("title") or self._agent_field("name"),
-            version=self._agent_field("version"),
+            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
+            version=agent_field(self.init_raw, "version"),
             model=self.model,
             slash_commands=self.parser.commands,
             agent_session_id=self.session_id,
@@ -220,7 +212,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     async def stop(self) -> None:
         self._stopping = True
-        self._answer_pending_permissions()
+        self.permissions.cancel_all()
         code = await self._teardown()
         killed = self._transport is not None and self._transport.killed_by_us
         self._end(
@@ -234,7 +226,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if self._client is None or self.session_id is None:
             raise UnsupportedOperation(self.agent_id, "interrupt")
         await self._client.notify("session/cancel", {"sessionId": self.session_id})
-        self._answer_pending_permissions()
+        self.permissions.cancel_all()
 
     async def respond_approval(
         self,
@@ -245,28 +237,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         updated_input: Any = None,
         message: str | None = None,
     ) -> None:
-        future = self._permissions.get(request_id)
-        if future is None or future.done():
-            raise SessionError(f"no pending approval request {request_id!r}", self.session_id)
-        if decision is ApprovalDecision.CANCEL:
-            outcome: dict[str, Any] = {"outcome": "cancelled"}
-        else:
-            chosen = option_id or self._option_for(request_id, decision)
-            outcome = {"outcome": "selected", "optionId": chosen}
-        future.set_result(outcome)
-
-    def _option_for(self, request_id: str, decision: ApprovalDecision) -> str:
-        options = self._options.get(request_id, ())
-        wanted = {
-            ApprovalDecision.ALLOW: ("allow_once", "allow_always"),
-            ApprovalDecision.ALLOW_ALWAYS: ("allow_always", "allow_once"),
-            ApprovalDecision.DENY: ("reject_once", "reject_always"),
-        }[decision]
-        for kind in wanted:
-            for opt in options:
-                if opt.get("kind") == kind and opt.get("optionId") is not None:
-                    return str(opt["optionId"])
-        raise ValueError(f"the agent offered no option for {decision.value}")
+        self.permissions.answer(request_id, decision, option_id)
 
     async def set_permission_mode(self, mode: str) -> None:
         """``session/set_mode`` (ids from the session's ``modes``), else the ``mode`` config option."""
@@ -312,69 +283,35 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     async def _handshake(self) -> None:
         assert self._client is not None
-        request = InitializeRequest(
-            protocol_version=PROTOCOL_VERSION,
-            client_capabilities=self.client_capabilities(),
-            client_info=Implementation(name="corral", title="corral", version=__version__),
-        )
-        self.init_raw = await self._client.request(
-            "initialize", request.model_dump(mode="json", by_alias=True, exclude_none=True)
-        )
-        if not isinstance(self.init_raw, dict):
-            raise JsonRpcError(-32603, f"initialize returned {self.init_raw!r}")
+        self.init_raw, self.init = await initialize(self._client, self.client_capabilities())
+
+        async def open_() -> None:
+            assert self._client is not None
+            self.session_id, self.session_raw = await open_session(
+                self._client,
+                self.init_raw,
+                cwd=self.cwd,
+                resume_session_id=self.resume_session_id,
+                agent_id=self.agent_id,
+                # The history replay may trail the response (gemini streams it afterwards); it
+                # is dropped until the first prompt goes out.
+                before_load=lambda: setattr(self, "_replaying", True),
+            )
+
         try:
-            self.init = InitializeResponse.model_validate(self.init_raw)
-        except ValidationError:
-            self.init = None  # the raw result is what the driver reads; typed access is a bonus
-        try:
-            await self._open_session()
+            await open_()
         except JsonRpcError as exc:
-            if exc.code != AUTH_REQUIRED or not await self._authenticate():
+            if exc.code != AUTH_REQUIRED or not await authenticate(
+                self._client, self.init_raw, self.auth_methods
+            ):
                 raise
-            await self._open_session()
+            await open_()
         if self.session_id and self.on_session_id is not None:
             self.on_session_id(self.session_id)
         await self.after_session()
 
     async def after_session(self) -> None:
         """Hook for vendors: runs once the session is open (e.g. choose a model)."""
-
-    async def _authenticate(self) -> bool:
-        assert self._client is not None
-        offered = [
-            m.get("id") for m in self.init_raw.get("authMethods") or [] if isinstance(m, dict)
-        ]
-        for method_id in self.auth_methods:
-            if method_id in offered:
-                await self._client.request("authenticate", {"methodId": method_id})
-                return True
-        return False
-
-    async def _open_session(self) -> None:
-        assert self._client is not None
-        base = {"cwd": self.cwd, "mcpServers": []}
-        if not self.resume_session_id:
-            self.session_raw = await self._client.request("session/new", base)
-            self.session_id = str(self.session_raw["sessionId"])
-            return
-        caps = self.init_raw.get("agentCapabilities") or {}
-        session_caps = caps.get("sessionCapabilities") or {}
-        params = {**base, "sessionId": self.resume_session_id}
-        if caps.get("loadSession"):
-            # The history replay may trail the response (gemini streams it afterwards); it is
-            # dropped until the first prompt goes out.
-            self._replaying = True
-            self.session_raw = await self._client.request("session/load", params) or {}
-        elif session_caps.get("resume") is not None:
-            self.session_raw = await self._client.request("session/resume", params) or {}
-        else:
-            raise UnsupportedOperation(self.agent_id, "resume")
-        self.session_id = self.resume_session_id
-
-    def _agent_field(self, name: str) -> str | None:
-        info = self.init_raw.get("agentInfo") if isinstance(self.init_raw, dict) else None
-        value = info.get(name) if isinstance(info, dict) else None
-        return value if isinstance(value, str) else None
 
     # ── turns ──
     async def _prompt_loop(self) -> None:
@@ -462,26 +399,17 @@ class AcpAdapter(BaseAdapter, abstract=True):
         return METHOD_NOT_FOUND
 
     async def _ask_permission(self, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = f"perm-{next(self._perm_ids)}"
         if self._stopping:
-            return {"outcome": "cancelled"}
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._permissions[request_id] = future
-        self._options[request_id] = [o for o in params.get("options") or [] if isinstance(o, dict)]
+            return dict(CANCELLED)
+        request_id, future = self.permissions.open(params)
         self._emit_all(self.parser.permission(request_id, params))
         try:
             outcome = await future
         finally:
-            self._permissions.pop(request_id, None)
-            self._options.pop(request_id, None)
+            self.permissions.close(request_id)
         decision = None if outcome.get("outcome") == "selected" else ApprovalDecision.CANCEL
         self._emit_all(self.parser.resolved(request_id, outcome, decision))
         return outcome
-
-    def _answer_pending_permissions(self) -> None:
-        for future in list(self._permissions.values()):
-            if not future.done():
-                future.set_result({"outcome": "cancelled"})
 
     def _on_other(self, line: bytes | OverlongLine) -> None:
         if isinstance(line, OverlongLine):
