@@ -35,6 +35,28 @@ from corral.protocols.acp import replay
 ROOT = Path(__file__).parents[2] / "fixtures" / "transcripts"
 AGENTS = ("gemini", "qwen-acp", "opencode-acp", "hermes")
 HELLO = "Hello from the scripted model."
+FIXTURES_USED = [
+    "gemini/0.61.0/approval-allow.jsonl",
+    "gemini/0.61.0/approval-deny.jsonl",
+    "gemini/0.61.0/cancel-mid-turn.jsonl",
+    "gemini/0.61.0/image-input.jsonl",
+    "gemini/0.61.0/text.jsonl",
+    "gemini/0.61.0/tool-write.jsonl",
+    "hermes/0.19.0/cancel-mid-turn.jsonl",
+    "hermes/0.19.0/resume-after-exit.jsonl",
+    "hermes/0.19.0/text.jsonl",
+    "hermes/0.19.0/tool-write.jsonl",
+    "opencode-acp/1.18.33/approval-deny.jsonl",
+    "opencode-acp/1.18.33/resume-after-exit.jsonl",
+    "opencode-acp/1.18.33/text.jsonl",
+    "opencode-acp/1.18.33/tool-write.jsonl",
+    "qwen-acp/0.15.10/approval-deny.jsonl",
+    "qwen-acp/0.15.10/cancel-mid-turn.jsonl",
+    "qwen-acp/0.15.10/resume-after-exit.jsonl",
+    "qwen-acp/0.15.10/text.jsonl",
+    "qwen-acp/0.15.10/tool-write.jsonl",
+]
+"""Declared for the fixture-usage meta-test; must equal what is on disk (checked below)."""
 FIXTURES = sorted(p for agent in AGENTS for p in (ROOT / agent).glob("*/*.jsonl"))
 
 
@@ -152,3 +174,7 @@ def test_replay(path: Path) -> None:
     # Nothing the agent sends in these runs is unknown, except replayed user chunks on load.
     unknown = {e.vendor_type for e in of(events, UnknownEvent)}
     assert unknown <= {"user_message_chunk"}, unknown
+
+
+def test_declared_fixtures_match_the_recordings_on_disk() -> None:
+    assert sorted(str(p.relative_to(ROOT)) for p in FIXTURES) == FIXTURES_USED
