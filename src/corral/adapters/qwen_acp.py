@@ -24,6 +24,8 @@ class QwenAcpAdapter(AcpAdapter):
     cap_cancel = True
     cap_resume = True
     cap_terminal = True
+    cap_images = True
+    cap_image_input = True
 
     provides_models = False
     provides_usage = True

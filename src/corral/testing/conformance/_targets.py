@@ -95,10 +95,6 @@ SPECS: dict[str, TargetSpec] = {
             unsupported={
                 "question": _ACP_NO_QUESTION,
                 "input-during-turn": _ACP_ONE_TURN,
-                "image-input": "qwen 0.15.10 replaces the image with 'This model does not support "
-                "image input': modalities come from the model name and the redirection's "
-                "'fake-model' has none; with settings model.generationConfig.modalities.image "
-                "= true (not written by corral.redirect) the scenario passes",
             },
             turn_timeout=45.0,
         ),
