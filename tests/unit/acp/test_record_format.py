@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from corral.adapters._acp_record import _version, encode
 from corral.protocols.acp import replay
+from corral.testing._record_targets import _version, encode
 
 
 def test_encode_and_replay_roundtrip() -> None:

@@ -1,6 +1,6 @@
 """The ACP parser on recorded traffic of the real CLIs (``tests/fixtures/transcripts/<agent>/…``).
 
-Fixtures are recorded by ``python -m corral.adapters._acp_record AGENT SCENARIO`` and never written
+Fixtures are recorded by ``corral record AGENT SCENARIO`` and never written
 by hand. Every fixture of the ACP agents is replayed here; one whose scenario has no check fails.
 """
 

@@ -1,12 +1,11 @@
-"""Record raw ACP traffic of a real CLI against the scripted model server, as a parser fixture.
+"""Record any conformance target's raw traffic against the scripted model server, as a fixture.
 
-    python -m corral.adapters._acp_record AGENT SCENARIO [SCENARIO…] [--out tests/fixtures/transcripts]
+    corral record AGENT SCENARIO|all [--out tests/fixtures/transcripts]
 
-``AGENT`` is a conformance target (``gemini``, ``qwen-acp``, ``opencode-acp``, ``hermes``) and each
-``SCENARIO`` a conformance scenario (``all``: every one the target can run). The scenario runs
-through the real adapter with the transport tap on; every line in both directions is written to
-``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of ``corral.testing.recorder`` (so this
-entry point can later fold into ``corral record``)::
+``AGENT`` is a conformance target whose adapter has a transport ``tap`` (the ACP agents, codex,
+codex-exec, …) and ``SCENARIO`` a conformance scenario (``all``: every one the target can run). The
+scenario runs through the real adapter with the tap on; every line in both directions is written
+to ``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of :mod:`corral.testing.recorder`::
 
     {"dir": "in",  "line": {...}}     a line corral wrote to the agent's stdin
     {"dir": "out", "line": {...}}     a line the agent printed on stdout
@@ -32,7 +31,6 @@ import msgspec
 from .._process import Direction
 from .._version import __version__
 from ..errors import ConfigError
-from ._acp import AcpAdapter
 
 DEFAULT_OUT = Path("tests/fixtures/transcripts")
 
@@ -53,6 +51,7 @@ def encode(lines: list[tuple[Direction, bytes]]) -> str:
 
 
 def _version(lines: list[tuple[Direction, bytes]], fallback: str) -> str:
+    """The version the agent reported in an ACP ``initialize`` result, else ``fallback``."""
     for direction, raw in lines:
         if direction != "out":
             continue
@@ -85,10 +84,12 @@ async def record(agent: str, scenario: str, out: Path = DEFAULT_OUT) -> Path:
 
     def make_tapped(**kwargs: Any) -> Any:
         adapter = make(**kwargs)
-        if not isinstance(adapter, AcpAdapter):
-            raise ConfigError(f"{agent} is not an ACP adapter")
+        if not hasattr(adapter, "tap"):
+            raise ConfigError(f"{agent}'s adapter has no transport tap to record from")
         adapter.tap = lambda direction, raw: lines.append((direction, raw))
-        argvs.append(list(adapter.build_launch().argv))
+        build_launch = getattr(adapter, "build_launch", None)
+        if callable(build_launch):
+            argvs.append(list(build_launch().argv))
         return adapter
 
     target.make_adapter = make_tapped
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..testing.conformance._scenarios import SCENARIOS
     from ..testing.conformance._targets import SPECS, build_target
 
-    parser = argparse.ArgumentParser(prog="python -m corral.adapters._acp_record")
+    parser = argparse.ArgumentParser(prog="python -m corral.testing._record_targets")
     parser.add_argument("agent")
     parser.add_argument("scenarios", nargs="+")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
