@@ -43,7 +43,13 @@ SPECS: dict[str, TargetSpec] = {
         TargetSpec("qwen-acp", "corral.adapters.qwen_acp:QwenAcpAdapter", "qwen"),
         TargetSpec("opencode-acp", "corral.adapters.opencode_acp:OpenCodeAcpAdapter", "opencode"),
         TargetSpec("hermes", "corral.adapters.hermes:HermesAdapter", "hermes"),
-        TargetSpec("opencode", "corral.adapters.opencode:OpenCodeAdapter", "opencode"),
+        TargetSpec(
+            "opencode",
+            "corral.adapters.opencode:OpenCodeAdapter",
+            "opencode",
+            # The redirect config allows every tool; the session's own ruleset asks instead.
+            approval_init={"extra_args": ["--corral-permission=ask"]},
+        ),
         TargetSpec("pi", "corral.adapters.pi:PiAdapter", "pi"),
     ]
 }
