@@ -50,7 +50,16 @@ SPECS: dict[str, TargetSpec] = {
             # The redirect config allows every tool; the session's own ruleset asks instead.
             approval_init={"extra_args": ["--corral-permission=ask"]},
         ),
-        TargetSpec("pi", "corral.adapters.pi:PiAdapter", "pi"),
+        TargetSpec(
+            "pi",
+            "corral.adapters.pi:PiAdapter",
+            "pi",
+            unsupported={
+                "approval-allow": "pi has no approval system (tools run directly)",
+                "approval-deny": "pi has no approval system (tools run directly)",
+                "question": "pi has no question tool",
+            },
+        ),
     ]
 }
 """Every built-in target. A driver fills in its own entry (approval_init, unsupported, timeout)."""
