@@ -170,12 +170,12 @@ async def _lines(response: httpx.Response) -> AsyncIterator[str]:
             if cut is None:
                 break
             end, nxt = cut
-            if buf[end] == "\r" and nxt == len(buf):
+            if buf[end] == "\r" and end + 1 == len(buf):
                 break  # a CR at the very end may be the first half of CRLF
             yield buf[:end]
             buf = buf[nxt:]
     if buf:
-        yield buf
+        yield buf.removesuffix("\r")
 
 
 def _first_break(buf: str) -> tuple[int, int] | None:

@@ -119,6 +119,7 @@ class OpenCodeAdapter(BaseAdapter):
         tap: Tap | None = None,
         base_env: dict[str, str] | None = None,
         attach_root: Path | None = None,
+        ready_deadline: float = READY_DEADLINE,
     ) -> None:
         args, flag_mode = split_permission_flag(extra_args)
         self.cwd = str(Path(cwd or os.getcwd()).resolve())
@@ -135,6 +136,7 @@ class OpenCodeAdapter(BaseAdapter):
         self.tap = tap
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.attach_root = attach_root
+        self.ready_deadline = ready_deadline
         self.parser = OpenCodeSseParser()
         self.server: OpenCodeServer | None = None
         self.version: str | None = None
@@ -164,7 +166,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._client = httpx.AsyncClient(auth=self.server.auth, timeout=REQUEST_TIMEOUT)
         try:
             self.version = await self.server.wait_ready(
-                self._client, directory=self.cwd, deadline=READY_DEADLINE
+                self._client, directory=self.cwd, deadline=self.ready_deadline
             )
             await self._subscribe()
             await self._open_session()

@@ -53,7 +53,7 @@ _KINDS = {
     "find": ToolKind.SEARCH,
     "bash": ToolKind.COMMAND,
 }
-_IGNORED = frozenset({"turn_start", "turn_end", "message_start", "queue_update", "session"})
+_IGNORED = frozenset({"turn_start", "turn_end", "queue_update", "session"})
 _STOP = {"length": StopReason.MAX_TOKENS, "aborted": StopReason.CANCELLED}
 
 
@@ -66,6 +66,7 @@ class _Turn:
     error: str | None = None
     text: str | None = None
     index: int = 0
+    messages: int = 0
 
 
 def _text_of(content: Any) -> str:
@@ -185,7 +186,13 @@ class PiRpcParser:
         return []
 
     def _message_id(self) -> str:
-        return f"turn-{self.turn.index}"
+        return f"turn-{self.turn.index}.{self.turn.messages}"
+
+    def _message_start(self, obj: dict[str, Any]) -> list[Event]:
+        msg = obj.get("message")
+        if isinstance(msg, dict) and msg.get("role") == "assistant":
+            self.turn.messages += 1
+        return []
 
     def _message_end(self, obj: dict[str, Any]) -> list[Event]:
         msg = obj.get("message")
@@ -326,6 +333,7 @@ _HANDLERS = {
     "response": PiRpcParser._response,
     "agent_start": PiRpcParser._agent_start,
     "agent_end": PiRpcParser._agent_end,
+    "message_start": PiRpcParser._message_start,
     "message_update": PiRpcParser._message_update,
     "message_end": PiRpcParser._message_end,
     "tool_execution_start": PiRpcParser._tool_start,
