@@ -94,6 +94,7 @@ class OpenCodeAdapter(BaseAdapter):
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
+    cap_subagents = True
     cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
