@@ -17,8 +17,11 @@ Errors carry their data as attributes, so nobody has to parse a message::
     │   ├── JsonRpcError           a JSON-RPC peer answered with an error (.code, .data)
     │   └── RequestTimeout         a request got no answer in time (.method, .timeout); also TimeoutError
     ├── SessionError               a session operation failed (.session_id)
+    │   └── SessionNotFoundError   no session with that id (.session_id)
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
-    │   └── QueueFullError         the bounded queue is full (.limit)
+    │   ├── QueueFullError         the bounded queue is full (.limit)
+    │   └── PromptNotFoundError    no prompt with that id (.prompt_id)
+    ├── ApiError                   the corral service answered with an error (.status, .kind)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
     ├── ProxyError                 the provider proxy failed (.status)
     │   └── TranslationError       a request could not be translated (.source, .target)
@@ -149,6 +152,13 @@ class SessionError(CorralError):
         self.session_id = session_id
 
 
+class SessionNotFoundError(SessionError):
+    exit_code = 4
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no session {session_id!r}", session_id)
+
+
 class QueueError(CorralError):
     def __init__(self, message: str, prompt_id: str | None = None) -> None:
         super().__init__(message)
@@ -159,6 +169,23 @@ class QueueFullError(QueueError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the prompt queue is full ({limit} prompts)")
         self.limit = limit
+
+
+class PromptNotFoundError(QueueError):
+    exit_code = 4
+
+    def __init__(self, prompt_id: str) -> None:
+        super().__init__(f"no prompt {prompt_id!r}", prompt_id)
+
+
+class ApiError(CorralError):
+    """The corral service refused a request or could not be reached (``status`` 0)."""
+
+    def __init__(self, message: str, status: int = 0, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.exit_code = 4 if status == 404 else 1
 
 
 class InstallError(CorralError):

@@ -142,6 +142,27 @@ class BaseAdapter:
     async def stop(self) -> None:
         raise NotImplementedError
 
+    # ── delivery and status: defaults that every adapter may refine ──
+    async def send_acknowledged(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] | None,
+        *,
+        ack: Callable[[], None],
+    ) -> None:
+        """Like ``send()``, calling ``ack()`` at the protocol's own acknowledgement point.
+
+        The durable prompt queue marks a prompt ``delivered`` when ``ack`` is called; a driver whose
+        protocol confirms receipt later than ``send()`` returns (or earlier) overrides this. The
+        default acknowledges when ``send()`` returns. See docs/sessions.md for each protocol.
+        """
+        await self.send(text, attachments)
+        ack()
+
+    async def query_status(self) -> dict[str, Any]:
+        """A fresh status from the agent (process alive, busy, model…)."""
+        raise UnsupportedOperation(self.agent_id, "query_status")
+
     # ── interaction: optional; the default says "unsupported" (capabilities tell which work) ──
     async def interrupt(self) -> None:
         """Stop the current turn; the turn ends with ``TurnCompleted(stop_reason=cancelled)``."""

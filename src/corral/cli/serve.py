@@ -17,10 +17,11 @@ def register(root: typer.Typer) -> None:
         ),
     ) -> None:
         """Run the local corral service (API and app) on an embedded SQLite database."""
-        import uvicorn
-
-        from ..server import Settings, create_app
+        from ..server import Settings, create_app, run_server
 
         settings = Settings.from_env(host=host, port=port, db_path=db)
+        app = create_app(settings)
         err_console.print(f"corral serving on http://{host}:{port} (db: {settings.db_path})")
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+        if app.state.token and not settings.token:
+            err_console.print(f"bearer token for mutating requests: {app.state.token}")
+        run_server(app, host=host, port=port)

@@ -1,6 +1,7 @@
 """Test helpers: SSE decoding and tool lists as the real CLIs advertise them.
 
-Tool names and argument schemas follow the reference notes on each pinned CLI
+Tool names and argument schemas follow the requests recorded from each pinned CLI
+(``fixtures/requests``; ``test_recorded_requests.py`` checks against those directly)
 (claude ``Write {file_path, content}``, codex ``exec_command {cmd}``, gemini ``write_file``,
 pi ``write {path, content}``, opencode ``write {filePath, content}`` …). Only the parts the fake
 reads (names, properties, required) are reproduced.
@@ -102,11 +103,18 @@ GEMINI_TOOLS = [
 PI_TOOLS = [
     ("read", obj(["path"], path=S)),
     ("bash", obj(["command"], command=S, timeout={"type": "number"})),
-    ("edit", obj(["path", "oldText", "newText"], path=S, oldText=S, newText=S)),
+    (
+        "edit",
+        obj(
+            ["path", "edits"],
+            path=S,
+            edits={"type": "array", "items": obj(["oldText", "newText"], oldText=S, newText=S)},
+        ),
+    ),
     ("write", obj(["path", "content"], path=S, content=S)),
 ]
 OPENCODE_TOOLS = [
-    ("bash", obj(["command", "description"], command=S, description=S)),
+    ("bash", obj(["command"], command=S, timeout={"type": "integer"}, workdir=S)),
     ("edit", obj(["filePath", "oldString", "newString"], filePath=S, oldString=S, newString=S)),
     ("read", obj(["filePath"], filePath=S)),
     ("write", obj(["content", "filePath"], content=S, filePath=S)),

@@ -5,13 +5,22 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from corral.testing import FakeModelServer
+from corral.testing import FakeModelServer, Scenario
+
+
+@pytest.fixture(scope="module")
+def _shared_server() -> Iterator[FakeModelServer]:
+    # One server per module (a stop costs uvicorn ~0.1 s); each test gets it reset.
+    with FakeModelServer() as server:
+        yield server
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as server:
-        yield server
+def fake(_shared_server: FakeModelServer) -> Iterator[FakeModelServer]:
+    _shared_server.set_scenario(Scenario())
+    _shared_server.requests.clear()
+    yield _shared_server
+    _shared_server.release_holds()
 
 
 @pytest.fixture

@@ -113,7 +113,6 @@ def test_tool_result_round_trip_and_shell(fake: FakeModelServer, client: httpx.C
     assert call["function"]["name"] == "bash"
     assert json.loads(call["function"]["arguments"]) == {
         "command": "echo corral-fake-shell",
-        "description": "Run a command",
     }
     assert first["choices"][0]["finish_reason"] == "tool_calls"
     assert first["usage"]["total_tokens"] == 15

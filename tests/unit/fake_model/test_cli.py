@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 
 def test_serve_prints_url_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -91,3 +92,15 @@ def test_scenario_listing_and_schema() -> None:
         check=True,
     )
     assert json.loads(schema.stdout)["title"] == "Scenario"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_right_after_the_url_is_a_clean_exit(sig: signal.Signals) -> None:
+    argv = [sys.executable, "-c", "from corral.cli import main; main()", "fake-model", "serve"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("http://127.0.0.1:")
+        proc.send_signal(sig)
+        assert proc.wait(timeout=15) == 0
+        assert proc.stderr is not None
+        assert proc.stderr.read() == ""

@@ -152,6 +152,7 @@ def test_hold_until_released(fake: FakeModelServer, client: httpx.Client) -> Non
     fake.release_holds()
     worker.join(10)
     assert result["reply"].status_code == 200
+    # Marked complete before the last byte goes out: no wait needed once the reply is in.
     assert fake.requests.last().outcome == "complete"
 
 
@@ -180,5 +181,52 @@ def test_chunk_delay_is_interruptible(fake: FakeModelServer) -> None:
     ):
         lines = reply.iter_lines()
         assert next(lines).startswith("data:")
+        under_way = fake.requests.wait_for(lambda log: log.last().frames_sent >= 2)
+        assert under_way.last().outcome == "pending"
     record = fake.requests.wait_for(lambda log: log.last().outcome != "pending", timeout=5).last()
     assert record.outcome == "client-disconnected"
+
+
+@pytest.mark.parametrize(
+    ("api", "expected"),
+    [
+        ("anthropic", ("error", "overloaded_error")),
+        ("openai-chat", (None, "server_is_overloaded")),
+        ("openai-responses", ("response.failed", "server_is_overloaded")),
+        ("gemini", (None, "UNAVAILABLE")),
+    ],
+)
+def test_error_inside_a_started_stream(
+    fake: FakeModelServer, client: httpx.Client, api: str, expected: tuple[str | None, str]
+) -> None:
+    fake.set_scenario(
+        {
+            "default": {
+                "text": "abc",
+                "chunks": 3,
+                "error": {"kind": "overloaded", "after_chunks": 2},
+            }
+        }
+    )
+    path, body = REQUESTS[api]
+    reply = client.post(path, json=body)
+    assert reply.status_code == 200
+    events = sse_events(reply.text)
+    assert len(events) == 3
+    event, data = events[-1]
+    if api == "anthropic":
+        code = data["error"]["type"]
+    elif api == "openai-responses":
+        code = data["response"]["error"]["code"]
+    elif api == "gemini":
+        code = data["error"]["status"]
+    else:
+        code = data["error"]["code"]
+    assert (event, code) == expected
+
+
+def test_unreadable_request_is_logged_as_400(fake: FakeModelServer, client: httpx.Client) -> None:
+    assert client.post("/v1/messages", json={"messages": "not a list"}).status_code == 400
+    assert client.post("/v1/chat/completions", content=b"not json").status_code == 400
+    assert [r.endpoint for r in fake.requests] == ["bad-request", "bad-request"]
+    assert fake.requests[1].body == "not json"

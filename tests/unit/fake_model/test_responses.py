@@ -213,3 +213,12 @@ def test_code_mode_exec_tool(fake: FakeModelServer, client: httpx.Client) -> Non
     assert item["input"] == (
         "await tools.exec_command({cmd: \"printf '%s' hi > /tmp/codex-repo/hello.txt\"});\n"
     )
+
+
+def test_input_image_is_noticed(fake: FakeModelServer, client: httpx.Client) -> None:
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+    request = body(stream=False)
+    request["input"][1]["content"].append(image)
+    client.post("/v1/responses", json=request)
+    assert fake.requests.any_image()
+    assert fake.requests.last_user_text() == "make hello.txt"

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import jsonschema
@@ -180,3 +181,45 @@ def test_testing_all_is_sorted_and_importable() -> None:
         assert module.__all__ == sorted(module.__all__)
         for name in module.__all__:
             assert hasattr(module, name), name
+
+
+def test_has_tool_match_by_capability_or_name() -> None:
+    runner = ScenarioRunner(
+        Scenario.model_validate(
+            {
+                "steps": [
+                    {"match": {"has_tool": "ask_user"}, "reply": {"text": "asks"}},
+                    {"match": {"has_tool": "Write"}, "reply": {"text": "writes"}},
+                ]
+            }
+        )
+    )
+    assert runner.decide(request(user("x"))).plan.text == "writes"
+    ask = ToolInfo(name="AskUserQuestion")
+    asking = ParsedRequest(wire_api="anthropic", tools=[WRITE, ask], messages=[user("x")])
+    assert runner.decide(asking).plan.text == "asks"
+
+
+def test_published_schema_file_is_current() -> None:
+    # Regenerate with: corral fake-model schema > src/corral/testing/fake_model/scenario.schema.json
+    path = Path(__file__).parents[3] / "src/corral/testing/fake_model/scenario.schema.json"
+    assert json.loads(path.read_text()) == scenario_json_schema()
+
+
+def test_reply_text_templates() -> None:
+    runner = ScenarioRunner(
+        Scenario.model_validate(
+            {
+                "steps": [
+                    {
+                        "match": {"last_is_tool_result": True},
+                        "reply": {"text": "got $tool_result on turn $turn; $HOME stays"},
+                    }
+                ],
+                "default": {"text": "you said: $user_text"},
+            }
+        )
+    )
+    assert runner.decide(request(user("hello"))).plan.text == "you said: hello"
+    result = Message(role="tool", text="42", tool_call_id="t")
+    assert runner.decide(request(user("x"), result)).plan.text == "got 42 on turn 2; $HOME stays"

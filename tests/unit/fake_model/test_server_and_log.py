@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from corral.testing import FakeModelServer, RequestRecord
 
@@ -97,3 +100,27 @@ def test_fixed_port_and_restart() -> None:
         port = first.port
     with FakeModelServer(port=port) as second, httpx.Client(base_url=second.base_url) as http:
         assert http.head("/").status_code == 200
+
+
+async def test_await_for_does_not_block_the_loop() -> None:
+    held = {"default": {"text": "x", "hold": {"seconds": None}}}
+    async with FakeModelServer(held) as fake, httpx.AsyncClient(base_url=fake.base_url) as http:
+        call = asyncio.create_task(http.post("/v1/chat/completions", json=CHAT))
+        view = await fake.requests.await_for(1)
+        assert view.last().outcome == "pending"
+        fake.release_holds()
+        assert (await call).status_code == 200
+
+
+def test_wait_for_tolerates_an_empty_log(fake: FakeModelServer) -> None:
+    def call() -> None:
+        with httpx.Client(base_url=fake.base_url) as http:
+            http.get("/v1/models")
+
+    worker = threading.Thread(target=call)
+    worker.start()
+    view = fake.requests.wait_for(lambda log: log.last().endpoint == "models")
+    worker.join(10)
+    assert view.last().status == 200
+    with pytest.raises(TimeoutError):
+        fake.requests.wait_for(5, timeout=0.05)

@@ -205,3 +205,8 @@ def render_error(spec: ErrorSpec) -> tuple[int, dict[str, Any]]:
 
 def count_tokens(body: dict[str, Any]) -> dict[str, Any]:
     return {"input_tokens": 10}
+
+
+def render_stream_error(spec: ErrorSpec, plan: Plan) -> Frame:
+    """The ``event: error`` Anthropic sends when a stream fails after it started."""
+    return sse(render_error(spec)[1], "error")

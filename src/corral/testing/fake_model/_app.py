@@ -39,19 +39,46 @@ class AppState:
 
 @dataclass(frozen=True)
 class _Wire:
-    parse: Callable[[dict[str, Any]], ParsedRequest]
+    """How one wire API renders a plan: full JSON, stream frames, HTTP error, in-stream error."""
+
     render_json: Callable[[Plan, ParsedRequest], dict[str, Any]]
     render_stream: Callable[[Plan, ParsedRequest], list[Frame]]
     render_error: Callable[[ErrorSpec], tuple[int, dict[str, Any]]]
+    render_stream_error: Callable[[ErrorSpec, Plan], Frame]
 
 
-_ANTHROPIC = _Wire(
-    _anthropic.parse, _anthropic.render_json, _anthropic.render_stream, _anthropic.render_error
+_WIRES: dict[str, _Wire] = {
+    "anthropic": _Wire(
+        _anthropic.render_json,
+        _anthropic.render_stream,
+        _anthropic.render_error,
+        _anthropic.render_stream_error,
+    ),
+    "responses": _Wire(
+        _responses.render_json,
+        _responses.render_stream,
+        _responses.render_error,
+        _responses.render_stream_error,
+    ),
+    "chat": _Wire(
+        _chat.render_json, _chat.render_stream, _chat.render_error, _chat.render_stream_error
+    ),
+    "gemini": _Wire(
+        _gemini.render_json,
+        _gemini.render_stream,
+        _gemini.render_error,
+        _gemini.render_stream_error,
+    ),
+}
+
+# POST path suffix → (endpoint name, request parser); checked in order.
+_POST_ROUTES: tuple[tuple[str, str, Callable[[dict[str, Any]], ParsedRequest] | None], ...] = (
+    ("/messages/count_tokens", "count_tokens", None),
+    ("/messages", "messages", _anthropic.parse),
+    ("/responses", "responses", _responses.parse),
+    ("/chat/completions", "chat/completions", _chat.parse),
 )
-_RESPONSES = _Wire(
-    _responses.parse, _responses.render_json, _responses.render_stream, _responses.render_error
-)
-_CHAT = _Wire(_chat.parse, _chat.render_json, _chat.render_stream, _chat.render_error)
+_WIRE_OF = {"messages": "anthropic", "responses": "responses", "chat/completions": "chat"}
 
 
 def create_app(state: AppState) -> Starlette:
@@ -81,8 +108,9 @@ async def _handle(state: AppState, request: Request) -> Response:
         headers=redact_headers(dict(request.headers)),
         body=body,
     )
-    state.log.append(record)
     response = _route(state, request, record)
+    # Logged only once the reply is planned, so a test that sees the record can release its hold.
+    state.log.append(record)
     if not isinstance(response, PlannedResponse):
         record.status = response.status_code
         state.log.finish(record, "complete")
@@ -114,26 +142,29 @@ def _route(state: AppState, request: Request, record: RequestRecord) -> Response
     if method != "POST":
         return _not_found(record)
     gemini = _GEMINI_CALL.search(path)
-    if gemini is not None and body is not None:
-        return _gemini_call(state, request, record, body, gemini["model"], gemini["method"])
+    route = next(((e, parse) for suffix, e, parse in _POST_ROUTES if path.endswith(suffix)), None)
+    if gemini is None and route is None:
+        return _not_found(record)
     if body is None:
-        return (
-            _not_found(record)
-            if not path.endswith(("/messages", "/responses", "/chat/completions", "/count_tokens"))
-            else JSONResponse(
-                {"error": {"message": "request body must be a JSON object"}}, status_code=400
-            )
-        )
-    if path.endswith("/messages/count_tokens"):
-        record.endpoint, record.wire_api = "count_tokens", "anthropic"
-        return JSONResponse(_anthropic.count_tokens(body))
-    if path.endswith("/messages"):
-        return _generate(state, record, _ANTHROPIC, _ANTHROPIC.parse(body), "messages")
-    if path.endswith("/responses"):
-        return _generate(state, record, _RESPONSES, _RESPONSES.parse(body), "responses")
-    if path.endswith("/chat/completions"):
-        return _generate(state, record, _CHAT, _CHAT.parse(body), "chat/completions")
-    return _not_found(record)
+        return _bad_request(record, "the request body must be a JSON object")
+    try:
+        if gemini is not None:
+            return _gemini_call(state, request, record, body, gemini["model"], gemini["method"])
+        assert route is not None
+        endpoint, parse = route
+        if parse is None:
+            record.endpoint, record.wire_api = endpoint, "anthropic"
+            return JSONResponse(_anthropic.count_tokens(body))
+        return _generate(state, record, _WIRES[_WIRE_OF[endpoint]], parse(body), endpoint)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        # A request shape the fake does not understand is logged and refused, never a crash.
+        return _bad_request(record, f"the fake model could not read this request: {exc!r}")
+
+
+def _bad_request(record: RequestRecord, message: str) -> Response:
+    record.endpoint = "bad-request"
+    record.step = None
+    return JSONResponse({"error": {"message": message, "code": 400}}, status_code=400)
 
 
 def _not_found(record: RequestRecord) -> Response:
@@ -203,18 +234,11 @@ def _gemini_call(
         return _not_found(record)
     stream = method == "streamGenerateContent"
     parsed = _gemini.parse(body, model, stream)
-    wire = _Wire(lambda b: parsed, _gemini.render_json, _gemini.render_stream, _gemini.render_error)
-    if stream and request.query_params.get("alt") != "sse":
-        # Without alt=sse the stream endpoint answers one JSON array.
-        wire = _Wire(
-            wire.parse,
-            wire.render_json,
-            lambda plan, req: [Frame(_json_bytes([_gemini.render_json(plan, req)]))],
-            wire.render_error,
-        )
+    # Without alt=sse the stream endpoint answers one JSON array.
+    as_array = stream and request.query_params.get("alt") != "sse"
+    if as_array:
         parsed.stream = False
-        return _generate(state, record, wire, parsed, method, force_frames=True)
-    return _generate(state, record, wire, parsed, method)
+    return _generate(state, record, _WIRES["gemini"], parsed, method, json_array=as_array)
 
 
 def _generate(
@@ -223,7 +247,7 @@ def _generate(
     wire: _Wire,
     parsed: ParsedRequest,
     endpoint: str,
-    force_frames: bool = False,
+    json_array: bool = False,
 ) -> PlannedResponse:
     decision = state.runner.decide(parsed)
     plan = decision.plan
@@ -241,18 +265,24 @@ def _generate(
     record.messages = parsed.messages
     record.step = plan.label
     headers = {"content-type": "application/json"}
-    if plan.error is not None:
-        status, error_body = wire.render_error(plan.error)
+    status = 200
+    error = plan.error
+    if error is not None and error.after_chunks is not None and parsed.stream:
+        frames = wire.render_stream(plan, parsed)[: error.after_chunks]
+        frames.append(wire.render_stream_error(error, plan))
+        headers = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+    elif error is not None:
+        status, error_body = wire.render_error(error)
         frames = [Frame(_json_bytes(error_body))]
-        if plan.error.retry_after is not None:
-            headers["retry-after"] = f"{plan.error.retry_after:g}"
-    elif parsed.stream or force_frames:
-        status = 200
+        if error.retry_after is not None:
+            headers["retry-after"] = f"{error.retry_after:g}"
+    elif parsed.stream:
         frames = wire.render_stream(plan, parsed)
-        if parsed.stream:
-            headers = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+        headers = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+    elif json_array:
+        frames = [Frame(_json_bytes([wire.render_json(plan, parsed)]))]
     else:
-        status, frames = 200, [Frame(_json_bytes(wire.render_json(plan, parsed)))]
+        frames = [Frame(_json_bytes(wire.render_json(plan, parsed)))]
     if len(frames) == 1 and headers["content-type"] == "application/json":
         headers["content-length"] = str(len(frames[0].data))
     record.status = status
@@ -268,4 +298,5 @@ def _generate(
         disconnect_after=plan.disconnect_after,
         holds=state.holds,
         on_done=done,
+        on_frame=lambda sent: state.log.progress(record, sent),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from starlette.types import Message, Receive, Scope, Send
@@ -28,17 +28,27 @@ class Frame(msgspec.Struct, frozen=True):
 
 
 class HoldRegistry:
-    """Lets a test end every current hold at once (``release``); lives on the server's loop."""
+    """Lets a test end holds (``release``); lives on the server's loop.
+
+    A reply remembers the release epoch when it is planned; ``release`` ends every hold planned
+    before it, even one whose handler has not started waiting yet (no lost wake-ups).
+    """
 
     def __init__(self) -> None:
+        self.epoch = 0
         self._event: asyncio.Event | None = None
 
-    def current(self) -> asyncio.Event:
-        if self._event is None:
-            self._event = asyncio.Event()
-        return self._event
+    def released_since(self, epoch: int) -> bool:
+        return self.epoch > epoch
+
+    async def wait_release(self, epoch: int) -> None:
+        while not self.released_since(epoch):
+            if self._event is None:
+                self._event = asyncio.Event()
+            await self._event.wait()
 
     def release(self) -> None:
+        self.epoch += 1
         event, self._event = self._event, None
         if event is not None:
             event.set()
@@ -55,7 +65,9 @@ class PlannedResponse:
         disconnect_after: int | None,
         holds: HoldRegistry,
         on_done: Callable[[Outcome], None],
+        on_frame: Callable[[int], None] | None = None,
     ) -> None:
+        self.epoch = holds.epoch
         self.status = status
         self.headers = headers
         self.frames = frames
@@ -63,6 +75,7 @@ class PlannedResponse:
         self.disconnect_after = disconnect_after
         self.holds = holds
         self.on_done = on_done
+        self.on_frame = on_frame
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         disconnected = asyncio.Event()
@@ -76,11 +89,17 @@ class PlannedResponse:
 
         watcher = asyncio.create_task(watch())
         outcome: Outcome = "client-disconnected"
+        self._reported = False
         try:
             outcome = await self._play(send, disconnected)
         finally:
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
+            self._report(outcome)
+
+    def _report(self, outcome: Outcome) -> None:
+        if not self._reported:
+            self._reported = True
             self.on_done(outcome)
 
     async def _play(self, send: Send, disconnected: asyncio.Event) -> Outcome:
@@ -106,7 +125,14 @@ class PlannedResponse:
                 return "client-disconnected"
             if disconnected.is_set():
                 return "client-disconnected"
+            # The log is updated before the bytes go out, so a client holding a frame (or, after
+            # the last one, the whole reply) never finds the record lagging behind.
+            if self.on_frame is not None:
+                self.on_frame(index + 1)
+            if index == len(self.frames) - 1:
+                self._report("complete")
             await send({"type": "http.response.body", "body": frame.data, "more_body": True})
+        self._report("complete")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return "complete"
 
@@ -114,9 +140,9 @@ class PlannedResponse:
         self, seconds: float | None, disconnected: asyncio.Event, *, releasable: bool = False
     ) -> bool:
         """Wait ``seconds`` (forever when None); False when the client disconnected meanwhile."""
-        waiters = [asyncio.create_task(disconnected.wait())]
+        waiters: list[asyncio.Task[Any]] = [asyncio.create_task(disconnected.wait())]
         if releasable:
-            waiters.append(asyncio.create_task(self.holds.current().wait()))
+            waiters.append(asyncio.create_task(self.holds.wait_release(self.epoch)))
         try:
             await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         finally:

@@ -158,3 +158,8 @@ def render_stream(plan: Plan, request: ParsedRequest) -> list[Frame]:
 
 def render_error(spec: ErrorSpec) -> tuple[int, dict[str, Any]]:
     return _openai_error(spec)
+
+
+def render_stream_error(spec: ErrorSpec, plan: Plan) -> Frame:
+    """An ``{"error": …}`` data line, as OpenAI-compatible servers report a failed stream."""
+    return sse(render_error(spec)[1])

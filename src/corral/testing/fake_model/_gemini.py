@@ -162,3 +162,8 @@ def count_tokens(body: dict[str, Any]) -> dict[str, Any]:
 
 def embed(body: dict[str, Any]) -> dict[str, Any]:
     return {"embedding": {"values": [0.0] * 8}}
+
+
+def render_stream_error(spec: ErrorSpec, plan: Plan) -> Frame:
+    """An ``{"error": …}`` data line in the Google error shape."""
+    return sse(render_error(spec)[1])

@@ -6,6 +6,7 @@ a condition variable. ``wait_for`` lets a test block until a request arrives ins
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -52,6 +53,8 @@ class RequestRecord(msgspec.Struct, kw_only=True):
     """Which scenario step (or fallback) produced the reply."""
     status: int = 0
     outcome: str = "pending"
+    frames_sent: int = 0
+    """Body frames (SSE events) sent so far; lets a test cancel once a reply is under way."""
     """``complete``, ``client-disconnected``, ``server-disconnected`` (or ``pending``)."""
     time: float = 0.0
 
@@ -164,6 +167,11 @@ class RequestLog(RequestView):
             self._records.append(record)
             self._cond.notify_all()
 
+    def progress(self, record: RequestRecord, frames_sent: int) -> None:
+        with self._cond:
+            record.frames_sent = frames_sent
+            self._cond.notify_all()
+
     def finish(self, record: RequestRecord, outcome: str) -> None:
         """Mark a record done; only then is it written to the JSONL file."""
         with self._cond:
@@ -177,12 +185,24 @@ class RequestLog(RequestView):
         with self._cond:
             self._records.clear()
 
+    async def await_for(
+        self,
+        predicate: Callable[[RequestView], bool] | int,
+        timeout: float = 10.0,
+    ) -> RequestView:
+        """``wait_for`` for async tests: waits on a worker thread, never blocking the loop."""
+        return await asyncio.to_thread(self.wait_for, predicate, timeout)
+
     def wait_for(
         self,
         predicate: Callable[[RequestView], bool] | int,
         timeout: float = 10.0,
     ) -> RequestView:
-        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise."""
+        """Block until ``predicate(log)`` holds (or the log has N records); TimeoutError otherwise.
+
+        A predicate raising AssertionError or IndexError (``log.last()`` on an empty log) counts
+        as "not yet".
+        """
         check: Callable[[RequestView], bool] = (
             (lambda view: len(view) >= predicate) if isinstance(predicate, int) else predicate
         )
@@ -190,8 +210,11 @@ class RequestLog(RequestView):
         with self._cond:
             while True:
                 view = RequestView(list(self._records))
-                if check(view):
-                    return view
+                try:
+                    if check(view):
+                        return view
+                except (AssertionError, IndexError):
+                    pass  # e.g. ``log.last()`` before the first request: not yet
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise TimeoutError(f"fake model: condition not met within {timeout}s: {view!r}")

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+import string
 import threading
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
-from ._scenario import ErrorSpec, HoldSpec, Reply, Scenario, Step, Usage
-from ._tools import resolve_call
+from ._scenario import Capability, ErrorSpec, HoldSpec, Reply, Scenario, Step, Usage
+from ._tools import CAPABILITY_TOOLS, pick_tool, resolve_call
 from ._types import ParsedRequest
 
 
@@ -170,7 +171,7 @@ class ScenarioRunner:
                     namespace=tool.namespace,
                 )
             )
-        text = reply.text
+        text = _template(reply.text, request, self._turn if request.has_tools else None)
         if missing and not calls and text is None:
             text = f"fake-model: no advertised tool for {', '.join(missing)}"
         return Plan(
@@ -186,6 +187,19 @@ class ScenarioRunner:
             usage=reply.usage,
             serial=self._serial,
         )
+
+
+def _template(text: str | None, request: ParsedRequest, turn: int | None) -> str | None:
+    """Fill ``$user_text``, ``$tool_result`` and ``$turn`` in a reply text (others are left)."""
+    if text is None or "$" not in text:
+        return text
+    results = request.last_tool_results
+    values = {
+        "user_text": request.user_texts[-1] if request.user_texts else "",
+        "tool_result": results[-1] if results else "",
+        "turn": "" if turn is None else str(turn),
+    }
+    return string.Template(text).safe_substitute(values)
 
 
 def _matches(step: Step, request: ParsedRequest, is_main: bool, turn: int | None) -> bool:
@@ -211,4 +225,14 @@ def _matches(step: Step, request: ParsedRequest, is_main: bool, turn: int | None
         return False
     if m.turn is not None and m.turn != turn:
         return False
-    return m.model is None or m.model in request.model
+    if m.model is not None and m.model not in request.model:
+        return False
+    return m.has_tool is None or _advertises(request, m.has_tool)
+
+
+def _advertises(request: ParsedRequest, tool: str) -> bool:
+    if any(t.name == tool for t in request.tools):
+        return True
+    if tool not in CAPABILITY_TOOLS:
+        return False
+    return pick_tool(cast(Capability, tool), request.tools) is not None

@@ -236,3 +236,16 @@ def render_error(spec: ErrorSpec) -> tuple[int, dict[str, Any]]:
     return error_status(spec), {
         "error": {"message": error_message(spec), "type": kind, "param": None, "code": code}
     }
+
+
+def render_stream_error(spec: ErrorSpec, plan: Plan) -> Frame:
+    """``response.failed`` with the error code, as the Responses API ends a failed stream."""
+    code, _ = _ERROR_CODES[spec.kind]
+    response = {
+        "id": f"resp_fake_{plan.serial}",
+        "object": "response",
+        "status": "failed",
+        "output": [],
+        "error": {"code": code, "message": error_message(spec)},
+    }
+    return sse({"type": "response.failed", "response": response}, "response.failed")

@@ -61,6 +61,11 @@ class Match(_Model):
     """The n-th main request (1-based) since the scenario was set."""
     model: str | None = None
     """Substring of the requested model name."""
+    has_tool: str | None = None
+    """A capability (``ask_user`` …) or exact tool name the client must have advertised.
+
+    Useful to tell a CLI's own helper loops apart (qwen's background memory agent advertises only
+    read/write/shell tools)."""
 
 
 class ToolCallSpec(_Model):
@@ -87,6 +92,9 @@ class ErrorSpec(_Model):
     retry_after: float | None = None
     """Seconds for the ``retry-after`` header."""
     message: str | None = None
+    after_chunks: int | None = Field(default=None, ge=0)
+    """Fail *inside* a streamed reply after this many frames (status 200, then the API's
+    in-stream error event); ``None`` fails with an HTTP status before any output."""
 
 
 class HoldSpec(_Model):
@@ -107,6 +115,7 @@ class Reply(_Model):
     """What one step answers. Blocks are emitted as thinking, text, then tool calls."""
 
     text: str | None = None
+    """Reply text; ``$user_text``, ``$tool_result`` and ``$turn`` are filled from the request."""
     chunks: int = Field(default=1, ge=1)
     """Split ``text`` into this many stream deltas."""
     chunk_delay: float = Field(default=0.0, ge=0)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import uvicorn
@@ -30,33 +31,55 @@ _START_TIMEOUT = 10.0
 _STOP_TIMEOUT = 10.0
 
 
+class _QuietUpgrades(logging.Filter):
+    """WebSocket upgrades are refused on purpose (see ``_app``); uvicorn's warnings are noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (
+            message.startswith("Unsupported upgrade request")
+            or message.startswith("No supported WebSocket library")
+        )
+
+
+_UPGRADE_FILTER = _QuietUpgrades()
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn, told when it has started, and signal handling only when we own the process."""
 
-    def __init__(self, config: uvicorn.Config, started: threading.Event, own_signals: bool) -> None:
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
         super().__init__(config)
-        self._started_event = started
-        self._own_signals = own_signals
+        self._on_started = on_started
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._exit = asyncio.Event()
         await super().startup(sockets=sockets)
-        self._started_event.set()
+        self._on_started()
+
+    async def main_loop(self) -> None:
+        # uvicorn polls should_exit every 0.1 s; waking on an event makes stop() prompt.
+        # (Its per-second tick only refreshes the Date header, which is turned off.)
+        if not self.should_exit:
+            await self._exit.wait()
+
+    def request_exit(self) -> None:
+        """Stop serving; callable from any thread."""
+        self.should_exit = True
+        loop = getattr(self, "_loop", None)
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._exit.set)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self.request_exit()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
-        if not self._own_signals:
-            # In-process: never steal the test runner's SIGINT handler.
-            yield
-            return
-        previous = {
-            sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
-        }
-        try:
-            yield
-        finally:
-            # Unlike uvicorn, do not re-raise the signal: a stop by signal is a clean exit.
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        # In-process: never steal the test runner's SIGINT handler. As a process,
+        # ``serve_forever`` installs the handlers itself, before it announces the URL.
+        yield
 
 
 class FakeModelServer:
@@ -85,7 +108,6 @@ class FakeModelServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task[None] | None = None
-        self._started = threading.Event()
 
     # -- public surface -------------------------------------------------------------------------
 
@@ -123,7 +145,7 @@ class FakeModelServer:
         self._socket = sock
         return sock
 
-    def _make_server(self, own_signals: bool) -> _Uvicorn:
+    def _make_server(self, on_started: Callable[[], None]) -> _Uvicorn:
         config = uvicorn.Config(
             self.app,
             lifespan="off",
@@ -131,15 +153,20 @@ class FakeModelServer:
             log_level="warning",
             access_log=False,
             ws="none",
+            date_header=False,
             timeout_graceful_shutdown=2,
         )
-        self._server = _Uvicorn(config, self._started, own_signals)
+        logger = logging.getLogger("uvicorn.error")
+        if _UPGRADE_FILTER not in logger.filters:
+            logger.addFilter(_UPGRADE_FILTER)
+        self._server = _Uvicorn(config, on_started)
         return self._server
 
     def start(self) -> FakeModelServer:
         """Serve on a background thread with its own event loop."""
         sock = self._bind()
-        server = self._make_server(own_signals=False)
+        started = threading.Event()
+        server = self._make_server(on_started=started.set)
 
         def run() -> None:
             async def main() -> None:
@@ -150,7 +177,7 @@ class FakeModelServer:
 
         self._thread = threading.Thread(target=run, name="fake-model-server", daemon=True)
         self._thread.start()
-        if not self._started.wait(_START_TIMEOUT):
+        if not started.wait(_START_TIMEOUT):
             raise TimeoutError(f"fake model server did not start within {_START_TIMEOUT}s")
         return self
 
@@ -158,7 +185,7 @@ class FakeModelServer:
         if self._server is None:
             return
         self.release_holds()
-        self._server.should_exit = True
+        self._server.request_exit()
         if self._thread is not None:
             self._thread.join(_STOP_TIMEOUT)
             self._thread = None
@@ -167,37 +194,56 @@ class FakeModelServer:
     async def astart(self) -> FakeModelServer:
         """Serve on the running event loop."""
         sock = self._bind()
-        server = self._make_server(own_signals=False)
+        started = asyncio.Event()
+        server = self._make_server(on_started=started.set)
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not self._started.is_set():
-            if self._task.done():
-                await self._task
-            await asyncio.sleep(0.005)
+        waiter = asyncio.create_task(started.wait())
+        done, _ = await asyncio.wait(
+            {waiter, self._task}, timeout=_START_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
+        waiter.cancel()
+        if self._task in done:
+            await self._task  # uvicorn gave up during startup: surface its error
+            raise RuntimeError("the fake model server stopped during startup")
+        if waiter not in done:
+            raise TimeoutError(f"fake model server did not start within {_START_TIMEOUT}s")
         return self
 
     async def aclose(self) -> None:
         if self._server is None or self._task is None:
             return
         self._holds.release()
-        self._server.should_exit = True
+        self._server.request_exit()
         await asyncio.wait_for(self._task, _STOP_TIMEOUT)
         self._task = None
         self._close_socket()
 
-    def serve_forever(self, on_ready: Any = None) -> None:
-        """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first."""
+    def serve_forever(self, on_ready: Callable[[str], None] | None = None) -> None:
+        """Serve in the calling (main) thread until SIGINT/SIGTERM; ``on_ready(base_url)`` first.
+
+        The signal handlers go in before the URL is announced, so a signal sent the moment the
+        URL is read still stops the server cleanly (unlike uvicorn, the signal is not re-raised:
+        a stop by signal is a normal exit).
+        """
         sock = self._bind()
-        server = self._make_server(own_signals=True)
-        if on_ready is not None:
-            on_ready(self.base_url)
+        server = self._make_server(on_started=lambda: None)
+        previous = {
+            sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            if on_ready is not None:
+                on_ready(self.base_url)
 
-        async def main() -> None:
-            self._loop = asyncio.get_running_loop()
-            await server.serve(sockets=[sock])
+            async def main() -> None:
+                self._loop = asyncio.get_running_loop()
+                await server.serve(sockets=[sock])
 
-        asyncio.run(main())
-        self._close_socket()
+            asyncio.run(main())
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self._close_socket()
 
     def _close_socket(self) -> None:
         if self._socket is not None:

@@ -242,7 +242,7 @@ def _fill_property(prop: str, schema: dict[str, Any], values: dict[str, Any]) ->
     if prop in ("questions",) and kind == "array":
         item = schema.get("items") if isinstance(schema.get("items"), dict) else {}
         return [_fill_object(item or {}, values)]
-    if prop == "options" and kind == "array" and "options" in values:
+    if prop in ("options", "choices") and kind == "array" and "options" in values:
         item = schema.get("items") if isinstance(schema.get("items"), dict) else {}
         if _schema_type(item or {}) == "object":
             return [
@@ -264,6 +264,8 @@ def _fill_property(prop: str, schema: dict[str, Any], values: dict[str, Any]) ->
 
 
 def _placeholder(schema: dict[str, Any]) -> Any:
+    if "default" in schema:
+        return schema["default"]
     if schema.get("enum"):
         return schema["enum"][0]
     kind = _schema_type(schema)

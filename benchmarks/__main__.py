@@ -1,0 +1,23 @@
+"""Run every benchmark: ``python -m benchmarks [--quick]`` (``make bench``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import queue_crash, queue_throughput
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="Fewer iterations (a smoke run).")
+    args = parser.parse_args(argv)
+    print("== prompt queue: enqueue→deliver throughput vs raw fsync'd inserts ==")
+    queue_throughput.run(n=50 if args.quick else 300)
+    print("\n== prompt queue: SIGKILL crash trials ==")
+    crash = queue_crash.run(trials=100 if args.quick else 1000)
+    return 1 if crash["violations"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

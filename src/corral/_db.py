@@ -1,0 +1,175 @@
+"""The one place corral opens SQLite connections.
+
+Every connection is opened by :func:`connect`: WAL journal, a ``busy_timeout`` so two processes (the
+server and ``corral chat``) can share one file, ``foreign_keys=ON``, ``synchronous=FULL`` so that a
+committed transaction survives a crash of corral *and* of the machine (the prompt queue's guarantees
+rest on that), and autocommit mode (``isolation_level=None``): writers open their transactions
+explicitly with :func:`transaction` (``BEGIN IMMEDIATE``), so a read-then-write never races another
+writer.
+
+Schema changes are ordered, named migration functions (:data:`MIGRATIONS`), each applied once and
+recorded in the ``_migrations`` table with the UTC time it ran. Datetimes are stored as ISO-8601
+strings with an explicit ``+00:00`` offset and always read back timezone-aware.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 10_000
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_db_time(value: datetime) -> str:
+    """ISO-8601 in UTC; a naive datetime is refused rather than guessed."""
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: corral stores UTC-aware datetimes only")
+    return value.astimezone(UTC).isoformat()
+
+
+def from_db_time(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connection:
+    """Open ``path`` with corral's pragmas and bring its schema up to date."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+# ── migrations ──────────────────────────────────────────────────────────────────────────────────
+
+
+def m001_sessions(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            adapter_id TEXT NOT NULL,
+            model TEXT,
+            effort TEXT,
+            cwd TEXT,
+            permission_policy TEXT NOT NULL,
+            intent TEXT,
+            state TEXT NOT NULL,
+            agent_session_id TEXT,
+            agent_info TEXT,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE events (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            ts TEXT NOT NULL,
+            source TEXT NOT NULL,
+            type TEXT NOT NULL,
+            envelope TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID"""
+    )
+
+
+def m002_prompt_queue(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE prompts (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            text TEXT NOT NULL,
+            attachments TEXT NOT NULL,
+            launch TEXT NOT NULL,
+            version INTEGER NOT NULL DEFAULT 1,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            sending_at TEXT,
+            delivered_at TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX prompts_by_session ON prompts(session_id, state, position)")
+
+
+def m003_drafts(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE session_view (
+            session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            draft_text TEXT NOT NULL DEFAULT '',
+            draft_attachments TEXT NOT NULL DEFAULT '[]',
+            edit_target TEXT,
+            scroll_position REAL,
+            follow INTEGER NOT NULL DEFAULT 1,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+
+
+def m004_session_owner(conn: sqlite3.Connection) -> None:
+    # The pid of the corral process running the session, so a second process (``corral chat``
+    # next to ``corral serve``) never "recovers" a session another live process is running.
+    conn.execute("ALTER TABLE sessions ADD COLUMN owner_pid INTEGER")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_sessions,
+    m002_prompt_queue,
+    m003_drafts,
+    m004_session_owner,
+)
+"""Applied in this order; a migration's function name is its identity. Append only."""
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded; return the names applied now."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied_now: list[str] = []
+    for migration in MIGRATIONS:
+        name = migration.__name__
+        with transaction(conn):
+            done = conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone()
+            if done:
+                continue
+            migration(conn)
+            conn.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                (name, to_db_time(utcnow())),
+            )
+            applied_now.append(name)
+    return applied_now

@@ -1,0 +1,344 @@
+"""``corral sessions …`` — talk to a running ``corral serve`` over HTTP.
+
+Every command takes ``--url`` (default ``$CORRAL_URL`` or ``http://127.0.0.1:8765``) and ``--json``;
+mutating commands send ``$CORRAL_TOKEN`` as a bearer token when it is set. Exit codes: 0 success,
+1 the service refused, 2 bad usage, 4 unknown session or prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import msgspec
+import typer
+
+from ..errors import ApiError
+from ..events import (
+    ApprovalRequested,
+    Envelope,
+    Error,
+    QuestionAsked,
+    SessionEnded,
+    SessionStarted,
+    StatusChanged,
+    TextComplete,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    TurnCompleted,
+    Warning,
+    decode_envelope,
+)
+from ..sessions import SeqGate
+from ._common import JSON_OPTION, console, print_json
+
+app = typer.Typer(
+    name="sessions", help="Persistent agent sessions and their prompt queue.", no_args_is_help=True
+)
+
+DEFAULT_URL = "http://127.0.0.1:8765"
+URL_OPTION = typer.Option(
+    None, "--url", help="The corral service (default $CORRAL_URL or http://127.0.0.1:8765)."
+)
+
+IMAGE_OPTION: list[str] = typer.Option([], "--image", help="Attach an image file (repeatable).")
+
+
+# ── rendering, shared with ``corral chat`` ──
+def render_event(envelope: Envelope) -> str | None:
+    """One line (or a text fragment) for a person; ``None`` for events not worth a line."""
+    ev = envelope.event
+    if isinstance(ev, TextDelta):
+        return ev.text
+    if isinstance(ev, TextComplete | SessionStarted):
+        return None if isinstance(ev, TextComplete) else f"[session started: {ev.agent.name}]\n"
+    if isinstance(ev, ToolCallStarted):
+        return (
+            f"\n[tool {ev.name}{': ' + (ev.cmd or ev.title or '') if ev.cmd or ev.title else ''}]\n"
+        )
+    if isinstance(ev, ToolCallCompleted):
+        return f"[tool done] {ev.result.output.strip()[:200]}\n"
+    if isinstance(ev, ToolCallFailed):
+        return f"[tool failed] {ev.error}\n"
+    if isinstance(ev, ApprovalRequested):
+        what = ev.cmd or ev.title or ev.tool_name
+        return f"\n[approval {ev.request_id}] {ev.tool_name}: {what}\n"
+    if isinstance(ev, QuestionAsked):
+        qs = "; ".join(f"{q.question} ({'/'.join(q.options)})" for q in ev.questions)
+        return f"\n[question {ev.request_id}] {qs}\n"
+    if isinstance(ev, TurnCompleted):
+        extra = f": {ev.error}" if ev.error else ""
+        return f"\n[turn {ev.stop_reason}{extra}]\n"
+    if isinstance(ev, SessionEnded):
+        return f"[session ended: {ev.reason}{' — ' + ev.message if ev.message else ''}]\n"
+    if isinstance(ev, StatusChanged):
+        raw = ev.raw if isinstance(ev.raw, dict) else {}
+        if ev.status.startswith("prompt.") and "text" in raw:
+            return f"[{ev.status} v{raw.get('version')}] {raw['text'][:80]!r}\n"
+        return f"[{ev.status}{': ' + ev.message if ev.message else ''}]\n"
+    if isinstance(ev, Warning | Error):
+        return f"[{ev.__struct_config__.tag}] {ev.message}\n"
+    return None
+
+
+# ── HTTP ──
+def _base(url: str | None) -> str:
+    return (url or os.environ.get("CORRAL_URL") or DEFAULT_URL).rstrip("/")
+
+
+def _headers() -> dict[str, str]:
+    token = os.environ.get("CORRAL_TOKEN")
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _client(url: str | None, timeout: float | None = 30.0) -> httpx.Client:
+    return httpx.Client(base_url=_base(url), headers=_headers(), timeout=timeout)
+
+
+def call(url: str | None, method: str, path: str, body: Any = None) -> Any:
+    try:
+        with _client(url) as client:
+            response = client.request(method, path, json=body)
+    except httpx.TransportError as exc:
+        raise ApiError(
+            f"no corral service at {_base(url)} ({exc}); start one with `corral serve`"
+        ) from exc
+    return _decode(response)
+
+
+def _decode(response: httpx.Response) -> Any:
+    try:
+        data = response.json()
+    except ValueError:
+        data = {"error": response.text}
+    if response.is_error:
+        message = data.get("error", response.reason_phrase) if isinstance(data, dict) else str(data)
+        kind = data.get("type") if isinstance(data, dict) else None
+        raise ApiError(message, status=response.status_code, kind=kind)
+    return data
+
+
+def _out(data: Any, as_json: bool, human: str) -> None:
+    if as_json:
+        print_json(data)
+    else:
+        console.print(human, highlight=False)
+
+
+def _prompt_line(p: dict[str, Any]) -> str:
+    return f"{p['id'][:12]}  {p['state']:<13} v{p['version']}  {p['text'][:60]!r}"
+
+
+# ── commands ──
+@app.command("new")
+def new(
+    adapter: str = typer.Argument(..., help="Adapter id."),
+    model: str | None = typer.Option(None),
+    effort: str | None = typer.Option(None),
+    cwd: str | None = typer.Option(None, help="Working directory (default: the current one)."),
+    policy: str = typer.Option("work", help="work | act-pr | review | ask"),
+    intent: str | None = typer.Option(None),
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Create and start a session."""
+    body = {
+        "adapter_id": adapter,
+        "model": model,
+        "effort": effort,
+        "cwd": cwd or os.getcwd(),
+        "permission_policy": policy,
+        "intent": intent,
+    }
+    s = call(url, "POST", "/api/sessions", body)
+    _out(s, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}")
+
+
+@app.command("list")
+def list_(url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """List sessions."""
+    rows = call(url, "GET", "/api/sessions")
+    lines = [
+        f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['permission_policy']:<7} seq {s['last_seq']}"
+        for s in rows
+    ]
+    _out(rows, as_json, "\n".join(lines) or "no sessions")
+
+
+@app.command("show")
+def show(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """A session, its prompts and its transcript."""
+    data = call(url, "GET", f"/api/sessions/{session_id}")
+    events = call(url, "GET", f"/api/sessions/{session_id}/events")
+    data["events"] = events
+    s = data["session"]
+    text = "".join(filter(None, (render_event(_envelope(e)) for e in events)))
+    prompts = "\n".join(_prompt_line(p) for p in data["prompts"])
+    _out(data, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}\n{prompts}\n{text}")
+
+
+def _envelope(obj: dict[str, Any]) -> Envelope:
+    return decode_envelope(json.dumps(obj))
+
+
+def iter_sse(url: str | None, session_id: str, after: int, follow: bool) -> Iterator[Envelope]:
+    """Envelopes from the SSE stream; reconnects from the last seq and drops stale repeats."""
+    gate = SeqGate(after)
+    while True:
+        params = {"follow": "true" if follow else "false"}
+        headers = {"Last-Event-ID": str(gate.last_seq)}
+        try:
+            with (
+                _client(url, timeout=None) as client,
+                client.stream(
+                    "GET", f"/api/sessions/{session_id}/stream", params=params, headers=headers
+                ) as response,
+            ):
+                if response.is_error:
+                    response.read()
+                    _decode(response)
+                for line in response.iter_lines():
+                    if line.startswith("data: "):
+                        env = decode_envelope(line[6:])
+                        if gate.accept(env):
+                            yield env
+        except httpx.TransportError as exc:
+            if not follow:
+                raise ApiError(f"stream from {_base(url)} failed: {exc}") from exc
+            time.sleep(1.0)  # the service restarts: reconnect from the last seq
+            continue
+        if not follow:
+            return
+
+
+@app.command("tail")
+def tail(
+    session_id: str,
+    after: int = typer.Option(0, help="Start after this sequence number."),
+    follow: bool = typer.Option(True, "--follow/--no-follow", help="Keep following live events."),
+    until: str | None = typer.Option(
+        None, help="Stop after an event of this type (or status, e.g. prompt.delivered)."
+    ),
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Print a session's events (JSON lines with --json), following live ones."""
+    for env in iter_sse(url, session_id, after, follow):
+        if as_json:
+            sys.stdout.write(msgspec.json.encode(env).decode() + "\n")
+        elif (text := render_event(env)) is not None:
+            sys.stdout.write(text)
+        sys.stdout.flush()
+        status = env.event.status if isinstance(env.event, StatusChanged) else None
+        if until is not None and until in (env.event.__struct_config__.tag, status):
+            return
+
+
+@app.command("send")
+def send(
+    session_id: str,
+    text: str,
+    image: list[str] = IMAGE_OPTION,
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Queue a prompt (delivered in order, when no turn is running)."""
+    attachments = [{"path": os.path.abspath(p), "media_type": _media_type(p)} for p in image]
+    p = call(
+        url,
+        "POST",
+        f"/api/sessions/{session_id}/prompts",
+        {"text": text, "attachments": attachments},
+    )
+    _out(p, as_json, _prompt_line(p))
+
+
+def _media_type(path: str) -> str:
+    import mimetypes
+
+    return mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+@app.command("queue")
+def queue(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """The session's prompts and their delivery states."""
+    rows = call(url, "GET", f"/api/sessions/{session_id}/prompts")
+    _out(rows, as_json, "\n".join(_prompt_line(p) for p in rows) or "queue empty")
+
+
+@app.command("edit")
+def edit(
+    prompt_id: str,
+    text: str,
+    version: int | None = typer.Option(None, help="Refuse unless the prompt is at this version."),
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Replace a queued prompt's text (images and launch policy are kept)."""
+    p = call(url, "PATCH", f"/api/prompts/{prompt_id}", {"text": text, "expected_version": version})
+    _out(p, as_json, _prompt_line(p))
+
+
+def _prompt_action(verb: str, doc: str) -> None:
+    def command(prompt_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+        p = call(url, "POST", f"/api/prompts/{prompt_id}/{verb}")
+        _out(p, as_json, _prompt_line(p))
+
+    command.__doc__ = doc
+    app.command(verb)(command)
+
+
+_prompt_action("cancel", "Cancel a queued (or failed) prompt; it stays visible as canceled.")
+_prompt_action(
+    "retry", "Queue a failed or indeterminate prompt again (check for a duplicate first)."
+)
+
+
+def _session_action(verb: str, doc: str) -> None:
+    def command(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+        data = call(url, "POST", f"/api/sessions/{session_id}/{verb}")
+        human = data.get("state", "ok") if isinstance(data, dict) else "ok"
+        _out(data, as_json, f"{session_id}: {human}")
+
+    command.__doc__ = doc
+    app.command(verb)(command)
+
+
+_session_action("stop", "Stop the current turn; the session and its transcript stay.")
+_session_action("kill", "Tear the session down on purpose (recorded as killed).")
+_session_action("resume", "Reconnect a failed or disconnected session; its queue carries on.")
+_session_action("repair", "Re-run the adapter's readiness check.")
+
+
+@app.command("status")
+def status(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+    """Ask the session for a fresh status."""
+    st = call(url, "GET", f"/api/sessions/{session_id}/status")
+    s = st["session"]
+    human = (
+        f"{s['id']}  {s['state']}  running={st['running']} busy={st['busy']}\n"
+        f"queue: {st['queue']}  approvals: {st['pending_approvals']}  questions: {st['pending_questions']}"
+    )
+    _out(st, as_json, human)
+
+
+@app.command("approve")
+def approve(
+    session_id: str,
+    request_id: str,
+    decision: str = typer.Argument("allow", help="allow | allow_always | deny | cancel"),
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Answer an approval request."""
+    data = call(
+        url, "POST", f"/api/sessions/{session_id}/approvals/{request_id}", {"decision": decision}
+    )
+    _out(data, as_json, "ok")

@@ -1,0 +1,56 @@
+"""Request bodies of the sessions API (msgspec structs: decoding validates them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..adapters.base import Attachment
+from ..events import ApprovalDecision
+from ..sessions import PermissionPolicy
+
+
+class CreateSession(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    adapter_id: str
+    model: str | None = None
+    effort: str | None = None
+    cwd: str | None = None
+    permission_policy: PermissionPolicy = PermissionPolicy.WORK
+    intent: str | None = None
+    start: bool = True
+
+
+class SendPrompt(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    text: str
+    attachments: tuple[Attachment, ...] = ()
+    launch: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class EditPrompt(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    text: str
+    expected_version: int | None = None
+
+
+class ApprovalAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    decision: ApprovalDecision
+    option_id: str | None = None
+    message: str | None = None
+
+
+class QuestionAnswer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    answers: dict[str, str]
+
+
+class ViewUpdate(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    draft_text: str = ""
+    draft_attachments: tuple[Attachment, ...] = ()
+    edit_target: str | None = None
+    scroll_position: float | None = None
+    follow: bool = True
+
+
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
+    error: str
+    type: str
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)

@@ -1,0 +1,45 @@
+"""JSON responses and the library-error → HTTP status mapping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.responses import Response
+
+from ..errors import (
+    AdapterNotFoundError,
+    ConfigError,
+    CorralError,
+    PromptNotFoundError,
+    QueueError,
+    QueueFullError,
+    SessionError,
+    SessionNotFoundError,
+)
+
+_encoder = msgspec.json.Encoder()
+
+
+def json_response(value: Any, status: int = 200) -> Response:
+    return Response(_encoder.encode(value), status_code=status, media_type="application/json")
+
+
+def error_response(status: int, kind: str, message: str, **detail: Any) -> Response:
+    return json_response({"error": message, "type": kind, "detail": detail}, status)
+
+
+def corral_error_response(exc: CorralError) -> Response:
+    if isinstance(exc, SessionNotFoundError | AdapterNotFoundError | PromptNotFoundError):
+        status = 404
+    elif isinstance(exc, QueueFullError):
+        return error_response(429, type(exc).__name__, str(exc), limit=exc.limit)
+    elif isinstance(exc, QueueError):
+        return error_response(409, type(exc).__name__, str(exc), prompt_id=exc.prompt_id)
+    elif isinstance(exc, SessionError):
+        status = 409
+    elif isinstance(exc, ConfigError):
+        status = 400
+    else:
+        status = 500
+    return error_response(status, type(exc).__name__, str(exc))

@@ -1,0 +1,183 @@
+"""REST routes for sessions, their prompt queue, approvals/answers, lifecycle and view state."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..sessions import SessionManager, SessionSpec, ViewState
+from ._bodies import (
+    ApprovalAnswer,
+    CreateSession,
+    EditPrompt,
+    QuestionAnswer,
+    SendPrompt,
+    ViewUpdate,
+)
+from ._responses import json_response
+
+T = TypeVar("T")
+
+
+def _manager(request: Request) -> SessionManager:
+    manager: SessionManager = request.app.state.manager
+    return manager
+
+
+async def _body(request: Request, kind: type[T]) -> T:
+    return msgspec.json.decode(await request.body() or b"{}", type=kind)
+
+
+def _sid(request: Request) -> str:
+    return str(request.path_params["session_id"])
+
+
+def _pid(request: Request) -> str:
+    return str(request.path_params["prompt_id"])
+
+
+async def list_sessions(request: Request) -> Response:
+    return json_response(_manager(request).list_sessions())
+
+
+async def create_session(request: Request) -> Response:
+    body = await _body(request, CreateSession)
+    spec = SessionSpec(
+        adapter_id=body.adapter_id,
+        model=body.model,
+        effort=body.effort,
+        cwd=body.cwd,
+        permission_policy=body.permission_policy,
+        intent=body.intent,
+    )
+    record = await _manager(request).create_session(spec, start=body.start)
+    return json_response(record, 201)
+
+
+async def show_session(request: Request) -> Response:
+    mgr = _manager(request)
+    sid = _sid(request)
+    return json_response({"session": mgr.get_session(sid), "prompts": mgr.prompts(sid)})
+
+
+async def transcript(request: Request) -> Response:
+    after = int(request.query_params.get("after", "0"))
+    return json_response(_manager(request).events(_sid(request), after=after))
+
+
+async def status(request: Request) -> Response:
+    return json_response(await _manager(request).status(_sid(request)))
+
+
+async def start(request: Request) -> Response:
+    return json_response(await _manager(request).start(_sid(request)))
+
+
+async def stop(request: Request) -> Response:
+    await _manager(request).stop_turn(_sid(request))
+    return json_response({"ok": True})
+
+
+async def kill(request: Request) -> Response:
+    return json_response(await _manager(request).kill(_sid(request)))
+
+
+async def resume(request: Request) -> Response:
+    return json_response(await _manager(request).resume(_sid(request)))
+
+
+async def repair(request: Request) -> Response:
+    return json_response(await _manager(request).repair(_sid(request)))
+
+
+async def list_prompts(request: Request) -> Response:
+    return json_response(_manager(request).prompts(_sid(request)))
+
+
+async def send_prompt(request: Request) -> Response:
+    body = await _body(request, SendPrompt)
+    prompt = _manager(request).send(
+        _sid(request), body.text, attachments=body.attachments, launch=body.launch
+    )
+    return json_response(prompt, 201)
+
+
+async def get_prompt(request: Request) -> Response:
+    return json_response(_manager(request).queue.get(_pid(request)))
+
+
+async def edit_prompt(request: Request) -> Response:
+    body = await _body(request, EditPrompt)
+    prompt = _manager(request).edit_prompt(
+        _pid(request), body.text, expected_version=body.expected_version
+    )
+    return json_response(prompt)
+
+
+async def cancel_prompt(request: Request) -> Response:
+    return json_response(_manager(request).cancel_prompt(_pid(request)))
+
+
+async def retry_prompt(request: Request) -> Response:
+    return json_response(_manager(request).retry_prompt(_pid(request)))
+
+
+async def answer_approval(request: Request) -> Response:
+    body = await _body(request, ApprovalAnswer)
+    await _manager(request).respond_approval(
+        _sid(request),
+        str(request.path_params["request_id"]),
+        body.decision,
+        option_id=body.option_id,
+        message=body.message,
+    )
+    return json_response({"ok": True})
+
+
+async def answer_question(request: Request) -> Response:
+    body = await _body(request, QuestionAnswer)
+    await _manager(request).answer_question(
+        _sid(request), str(request.path_params["request_id"]), body.answers
+    )
+    return json_response({"ok": True})
+
+
+async def get_view(request: Request) -> Response:
+    return json_response(_manager(request).view(_sid(request)))
+
+
+async def put_view(request: Request) -> Response:
+    body = await _body(request, ViewUpdate)
+    fields: dict[str, Any] = msgspec.structs.asdict(body)
+    return json_response(_manager(request).save_view(_sid(request), ViewState(**fields)))
+
+
+S = "/api/sessions/{session_id}"
+P = "/api/prompts/{prompt_id}"
+
+ROUTES = [
+    Route("/api/sessions", list_sessions, methods=["GET"]),
+    Route("/api/sessions", create_session, methods=["POST"]),
+    Route(S, show_session, methods=["GET"]),
+    Route(f"{S}/events", transcript, methods=["GET"]),
+    Route(f"{S}/status", status, methods=["GET"]),
+    Route(f"{S}/start", start, methods=["POST"]),
+    Route(f"{S}/stop", stop, methods=["POST"]),
+    Route(f"{S}/kill", kill, methods=["POST"]),
+    Route(f"{S}/resume", resume, methods=["POST"]),
+    Route(f"{S}/repair", repair, methods=["POST"]),
+    Route(f"{S}/prompts", list_prompts, methods=["GET"]),
+    Route(f"{S}/prompts", send_prompt, methods=["POST"]),
+    Route(f"{S}/approvals/{{request_id}}", answer_approval, methods=["POST"]),
+    Route(f"{S}/questions/{{request_id}}", answer_question, methods=["POST"]),
+    Route(f"{S}/view", get_view, methods=["GET"]),
+    Route(f"{S}/view", put_view, methods=["PUT"]),
+    Route(P, get_prompt, methods=["GET"]),
+    Route(P, edit_prompt, methods=["PATCH"]),
+    Route(f"{P}/cancel", cancel_prompt, methods=["POST"]),
+    Route(f"{P}/retry", retry_prompt, methods=["POST"]),
+]

@@ -1,0 +1,422 @@
+"""The session manager: persistent sessions on the adapter contract, with a durable prompt queue.
+
+One manager owns one SQLite database (sessions, transcripts, queue, drafts) and the live sessions of
+this process. It must be used as an async context manager (or closed with :meth:`aclose`): entering
+it runs :meth:`recover`, leaving it stops every live adapter (their sessions become
+``disconnected``, resumable later).
+
+Every event is stored as an :class:`~corral.events.Envelope` with a per-session monotonic ``seq``
+before observers see it. One process writes a session at a time (one writer, many observers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import _db
+from ..adapters.base import Attachment, BaseAdapter, construct
+from ..errors import SessionError, UnsupportedOperation
+from ..events import (
+    ApprovalDecision,
+    EndReason,
+    Envelope,
+    Event,
+    Sequencer,
+    SessionEnded,
+    SessionStarted,
+    StatusChanged,
+)
+from ._hub import Hub
+from ._models import (
+    LIVE_STATES,
+    RESUMABLE_STATES,
+    PromptRecord,
+    SessionRecord,
+    SessionSpec,
+    SessionState,
+    SessionStatus,
+    ViewState,
+)
+from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
+from ._resolve import AdapterResolver, Resolver
+from ._runner import SessionRunner
+from ._store import SessionStore, pid_alive
+
+CORRAL_SOURCE = "corral"
+START_TIMEOUT = 60.0
+
+
+class SessionManager:
+    def __init__(
+        self,
+        db_path: str | Path,
+        *,
+        resolver: Resolver | None = None,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        start_timeout: float = START_TIMEOUT,
+    ) -> None:
+        # Queue transitions are fsync'd (synchronous=FULL); the transcript and session rows use
+        # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
+        self._queue_conn = _db.connect(db_path, synchronous="FULL")
+        self._store_conn = _db.connect(db_path, synchronous="NORMAL")
+        self.store = SessionStore(self._store_conn)
+        self.queue = PromptQueue(self._queue_conn, limit=queue_limit)
+        self.resolver: Resolver = resolver or AdapterResolver()
+        self.start_timeout = start_timeout
+        self.hub = Hub()
+        self.history_write_failures = 0
+        self._runners: dict[str, SessionRunner] = {}
+        self._sequencers: dict[str, Sequencer] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._closed = False
+
+    async def __aenter__(self) -> SessionManager:
+        self.recover()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for sid, runner in list(self._runners.items()):
+            await runner.shutdown()
+            self._runners.pop(sid, None)
+            self.emit(sid, StatusChanged(status="disconnected", message="corral stopped"))
+            self._set_state(sid, SessionState.DISCONNECTED)
+        self.hub.close()
+        self._queue_conn.close()
+        self._store_conn.close()
+
+    def recover(self) -> tuple[list[str], list[PromptRecord]]:
+        """After a (re)start: sessions left live by a dead process become ``disconnected``, their
+        ``sending`` prompts ``indeterminate`` (never replayed automatically). Returns both lists.
+        Sessions another live corral process runs are left alone."""
+        me = os.getpid()
+        live = {s: pid for s, pid in self.store.live_owners().items() if s not in self._runners}
+        sessions = [s for s, pid in live.items() if pid is None or pid == me or not pid_alive(pid)]
+        self.store.mark_disconnected(sessions)
+        elsewhere = set(self.store.live_owners()) - set(self._runners)
+        prompts = self.queue.recover(skip_sessions=elsewhere | set(self._runners))
+        for sid in sessions:
+            self.emit(sid, StatusChanged(status="disconnected", message="corral restarted"))
+        for prompt in prompts:
+            self._emit_prompt(prompt)
+        return sessions, prompts
+
+    # ── events ──
+    def emit(self, session_id: str, event: Event, *, source: str | None = None) -> Envelope:
+        """Number, store and publish one event of ``session_id``."""
+        seq = self._sequencers.get(session_id)
+        if seq is None:
+            seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
+            self._sequencers[session_id] = seq
+        envelope = seq.wrap(event, source=source or CORRAL_SOURCE)
+        try:
+            self.store.append_events([envelope])
+        except sqlite3.Error:
+            self.history_write_failures += 1
+        self.hub.publish(envelope)
+        return envelope
+
+    def _emit_prompt(self, prompt: PromptRecord) -> None:
+        self.emit(
+            prompt.session_id,
+            StatusChanged(
+                status=f"prompt.{prompt.state}",
+                message=prompt.id,
+                raw={
+                    "prompt_id": prompt.id,
+                    "state": str(prompt.state),
+                    "version": prompt.version,
+                    "text": prompt.text,
+                    "error": prompt.error,
+                },
+            ),
+        )
+
+    def events(self, session_id: str, *, after: int = 0) -> list[Envelope]:
+        self.store.get(session_id)
+        return self.store.events(session_id, after=after)
+
+    def subscribe(
+        self, session_id: str, *, after: int = 0, follow: bool = True
+    ) -> AsyncIterator[Envelope]:
+        """Stored envelopes after ``after``, then live ones; several observers may subscribe."""
+        self.store.get(session_id)
+        return self.hub.subscribe(
+            session_id,
+            after,
+            lambda a: self.store.events(session_id, after=a),
+            follow=follow,
+        )
+
+    # ── sessions ──
+    def list_sessions(self) -> list[SessionRecord]:
+        return self.store.all()
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        return self.store.get(session_id)
+
+    async def create_session(self, spec: SessionSpec, *, start: bool = True) -> SessionRecord:
+        self.resolver(spec.adapter_id)  # unknown adapters fail before anything is stored
+        record = self.store.create(spec)
+        if start:
+            await self.start(record.id)
+        return self.store.get(record.id)
+
+    async def start(self, session_id: str, *, resume: bool = False) -> SessionRecord:
+        async with self._lock(session_id):
+            record = self.store.get(session_id)
+            if session_id in self._runners:
+                raise SessionError(f"session {session_id} is already running", session_id)
+            self._check_writer(session_id)
+            cls = self.resolver(record.adapter_id)
+            offered: dict[str, Any] = {
+                "cwd": record.cwd,
+                "model": record.model,
+                "effort": record.effort,
+                "on_session_id": lambda agent_sid: self.store.update(
+                    session_id, agent_session_id=agent_sid
+                ),
+            }
+            if resume and record.agent_session_id:
+                offered["resume_session_id"] = record.agent_session_id
+            self.store.update(session_id, state=SessionState.STARTING, owner_pid=os.getpid())
+            adapter = construct(cls, **offered)
+            try:
+                info = await asyncio.wait_for(adapter.start(session_id), self.start_timeout)
+            except Exception as exc:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(adapter.stop(), 5)
+                message = f"{type(exc).__name__}: {exc}"
+                self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
+                self.store.update(session_id, state=SessionState.FAILED, last_error=message)
+                raise SessionError(f"could not start session: {message}", session_id) from exc
+            fields: dict[str, Any] = {
+                "agent_info": msgspec.to_builtins(info),
+                "last_error": None,
+                "owner_pid": os.getpid(),
+            }
+            if info.agent_session_id:
+                fields["agent_session_id"] = info.agent_session_id
+            self.store.update(session_id, **fields)
+            self.emit(session_id, SessionStarted(agent=info, cwd=record.cwd))
+            runner = self._make_runner(session_id, adapter)
+            self._runners[session_id] = runner
+            self._set_state(session_id, SessionState.IDLE)
+            runner.launch()
+            return self.store.get(session_id)
+
+    async def resume(self, session_id: str) -> SessionRecord:
+        """Reconnect a failed/disconnected session; its pending queue goes on, in order."""
+        record = self.store.get(session_id)
+        if record.state not in RESUMABLE_STATES:
+            raise SessionError(f"session {session_id} is {record.state}, not resumable", session_id)
+        cls = self.resolver(record.adapter_id)
+        if not cls.cap_resume:
+            raise SessionError(f"{record.adapter_id} cannot resume a session", session_id)
+        return await self.start(session_id, resume=True)
+
+    async def stop_turn(self, session_id: str) -> None:
+        """Cancel the current turn; the session and its transcript stay."""
+        await self._runner(session_id).interrupt()
+
+    async def kill(self, session_id: str) -> SessionRecord:
+        """Tear the session down on purpose: ``SessionEnded(reason=killed)``, queue canceled."""
+        async with self._lock(session_id):
+            record = self.store.get(session_id)
+            self._check_writer(session_id)
+            runner = self._runners.pop(session_id, None)
+            if runner is None and record.state == SessionState.ENDED:
+                return record
+            if runner is not None:
+                await runner.shutdown()
+            self.emit(session_id, SessionEnded(reason=EndReason.KILLED, message="killed"))
+            for prompt in self.queue.cancel_queued(session_id, "session killed"):
+                self._emit_prompt(prompt)
+            self._set_state(session_id, SessionState.ENDED)
+            return self.store.get(session_id)
+
+    async def status(self, session_id: str) -> SessionStatus:
+        record = self.store.get(session_id)
+        runner = self._runners.get(session_id)
+        adapter_status: dict[str, Any] | None = None
+        if runner is not None:
+            try:
+                adapter_status = await asyncio.wait_for(runner.adapter.query_status(), 10)
+            except UnsupportedOperation:
+                adapter_status = None
+            except Exception as exc:
+                adapter_status = {"error": f"{type(exc).__name__}: {exc}"}
+        return SessionStatus(
+            session=record,
+            running=runner is not None,
+            busy=bool(runner and runner.busy),
+            queue=self.queue.counts(session_id),
+            pending_approvals=tuple(runner.pending_approvals) if runner else (),
+            pending_questions=tuple(runner.pending_questions) if runner else (),
+            adapter_status=adapter_status,
+        )
+
+    async def repair(self, session_id: str) -> dict[str, Any]:
+        """Re-run the adapter's readiness check (for now its ``detect()``)."""
+        record = self.store.get(session_id)
+        cls = self.resolver(record.adapter_id)
+        detected = await cls.detect()
+        result = {"ok": detected is not None, "detected": msgspec.to_builtins(detected)}
+        self.emit(
+            session_id,
+            StatusChanged(
+                status="repair",
+                message="ready" if detected else f"{record.adapter_id} not detected",
+                raw=result,
+            ),
+        )
+        return result
+
+    # ── approvals and questions ──
+    async def respond_approval(
+        self,
+        session_id: str,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        message: str | None = None,
+    ) -> None:
+        adapter = self._runner(session_id).adapter
+        await adapter.respond_approval(request_id, decision, option_id=option_id, message=message)
+
+    async def answer_question(
+        self, session_id: str, request_id: str, answers: dict[str, str]
+    ) -> None:
+        adapter = self._runner(session_id).adapter
+        await adapter.answer_question(request_id, answers)
+
+    # ── the queue ──
+    def send(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        attachments: Sequence[Attachment] = (),
+        launch: Mapping[str, Any] | None = None,
+    ) -> PromptRecord:
+        """Queue a prompt; it is delivered in order, when no turn is running."""
+        record = self.store.get(session_id)
+        if record.state == SessionState.ENDED:
+            raise SessionError(f"session {session_id} has ended", session_id)
+        self._check_writer(session_id)
+        prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
+        self._emit_prompt(prompt)
+        self._wake(session_id)
+        return prompt
+
+    def prompts(self, session_id: str) -> list[PromptRecord]:
+        self.store.get(session_id)
+        return self.queue.prompts(session_id)
+
+    def edit_prompt(
+        self, prompt_id: str, text: str, *, expected_version: int | None = None
+    ) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = self.queue.edit(prompt_id, text, expected_version=expected_version)
+        self._emit_prompt(prompt)
+        return prompt
+
+    def cancel_prompt(self, prompt_id: str) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = self.queue.cancel(prompt_id)
+        self._emit_prompt(prompt)
+        return prompt
+
+    def retry_prompt(self, prompt_id: str) -> PromptRecord:
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = self.queue.retry(prompt_id)
+        self._emit_prompt(prompt)
+        self._wake(prompt.session_id)
+        return prompt
+
+    # ── drafts and view state ──
+    def view(self, session_id: str) -> ViewState:
+        return self.store.view(session_id)
+
+    def save_view(self, session_id: str, view: ViewState) -> ViewState:
+        return self.store.save_view(session_id, view)
+
+    # ── internals ──
+    def _check_writer(self, session_id: str) -> None:
+        """One writer per session: refuse to touch a session another live corral process runs."""
+        if session_id in self._runners:
+            return
+        owner = self.store.live_owners().get(session_id)
+        if owner is not None and owner != os.getpid() and pid_alive(owner):
+            raise SessionError(
+                f"session {session_id} is run by corral process {owner}; use that process",
+                session_id,
+            )
+
+    def is_running(self, session_id: str) -> bool:
+        return session_id in self._runners
+
+    async def wait_ended(self, session_id: str) -> None:
+        runner = self._runners.get(session_id)
+        if runner is not None:
+            await runner.ended.wait()
+
+    def _runner(self, session_id: str) -> SessionRunner:
+        runner = self._runners.get(session_id)
+        if runner is None:
+            self.store.get(session_id)
+            raise SessionError(f"session {session_id} is not running", session_id)
+        return runner
+
+    def _wake(self, session_id: str) -> None:
+        runner = self._runners.get(session_id)
+        if runner is not None:
+            runner.wake()
+
+    def _lock(self, session_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(session_id, asyncio.Lock())
+
+    def _set_state(self, session_id: str, state: SessionState) -> None:
+        try:
+            self.store.update(session_id, state=state)
+        except sqlite3.Error:
+            self.history_write_failures += 1
+
+    def _make_runner(self, session_id: str, adapter: BaseAdapter) -> SessionRunner:
+        def on_end(reason: EndReason, message: str | None) -> None:
+            if self._runners.get(session_id) is runner:
+                del self._runners[session_id]
+            failed = reason == EndReason.FAILED
+            state = SessionState.FAILED if failed else SessionState.ENDED
+            self.store.update(session_id, state=state, last_error=message if failed else None)
+
+        def emit(event: Event) -> Envelope:
+            return self.emit(session_id, event, source=adapter.agent_id)
+
+        runner = SessionRunner(
+            session_id=session_id,
+            adapter=adapter,
+            queue=self.queue,
+            emit=emit,
+            emit_prompt=self._emit_prompt,
+            set_state=lambda state: self._set_state(session_id, state),
+            on_end=on_end,
+        )
+        return runner
+
+
+__all__ = ["LIVE_STATES", "SessionManager"]

@@ -1,0 +1,219 @@
+"""One live session: its adapter, the event pump and the prompt delivery loop.
+
+The pump calls ``adapter.stream()`` and records every event; when an iterator is exhausted it calls
+``stream()`` again, so both adapter styles work — one long-lived iterator for the whole session, or
+one iterator per turn (seed 003's per-turn adapters). An iterator that ends without yielding
+anything, or raises, means the session failed.
+
+The delivery loop hands the next queued prompt to the adapter whenever no turn is running. Its
+bookkeeping follows :mod:`corral.sessions._queue`: ``sending`` is committed before the hand-over,
+``delivered`` at the ack point, and a hand-over cut short (kill, crash of the pump) becomes
+``indeterminate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Callable
+
+from ..adapters.base import BaseAdapter
+from ..events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    EndReason,
+    Envelope,
+    Event,
+    QuestionAnswered,
+    QuestionAsked,
+    SessionEnded,
+    TurnCompleted,
+    Warning,
+)
+from ._models import PromptRecord, SessionState
+from ._queue import PromptQueue
+
+STOP_TIMEOUT = 10.0
+
+Emit = Callable[[Event], Envelope]
+EmitPrompt = Callable[[PromptRecord], None]
+SetState = Callable[[SessionState], None]
+OnEnd = Callable[[EndReason, str | None], None]
+
+
+class SessionRunner:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        adapter: BaseAdapter,
+        queue: PromptQueue,
+        emit: Emit,
+        emit_prompt: EmitPrompt,
+        set_state: SetState,
+        on_end: OnEnd,
+    ) -> None:
+        self.session_id = session_id
+        self.adapter = adapter
+        self.queue = queue
+        self._emit = emit
+        self._emit_prompt = emit_prompt
+        self._set_state = set_state
+        self._on_end = on_end
+        self.busy = False
+        self.pending_approvals: dict[str, ApprovalRequested] = {}
+        self.pending_questions: dict[str, QuestionAsked] = {}
+        self.unrecorded_acks: list[str] = []
+        self.ended = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._wake = asyncio.Event()
+        self._acked: set[str] = set()
+        self._pump_task: asyncio.Task[None] | None = None
+        self._deliver_task: asyncio.Task[None] | None = None
+
+    # ── lifecycle ──
+    def launch(self) -> None:
+        self._pump_task = asyncio.create_task(self._pump(), name=f"corral-pump-{self.session_id}")
+        self._deliver_task = asyncio.create_task(
+            self._deliver(), name=f"corral-deliver-{self.session_id}"
+        )
+
+    def wake(self) -> None:
+        """Something was queued or retried: look at the queue again."""
+        self._wake.set()
+
+    async def interrupt(self) -> None:
+        await self.adapter.interrupt()
+
+    async def shutdown(self) -> None:
+        """Cancel the pump and the delivery loop, then stop the adapter (bounded by a timeout)."""
+        for task in (self._deliver_task, self._pump_task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+        for task in (self._deliver_task, self._pump_task):
+            if task is not None and task is not asyncio.current_task():
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        await self._stop_adapter()
+        self.ended.set()
+
+    async def _stop_adapter(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.adapter.stop(), STOP_TIMEOUT)
+
+    # ── the event pump ──
+    async def _pump(self) -> None:
+        try:
+            while True:
+                got_any = False
+                async for event in self.adapter.stream():
+                    got_any = True
+                    self._handle(event)
+                    if isinstance(event, SessionEnded):
+                        await self._finish(event.reason, event.message, emitted=True)
+                        return
+                if not got_any:
+                    break
+            await self._finish(EndReason.FAILED, "the adapter's event stream ended", emitted=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            await self._finish(EndReason.FAILED, f"{type(exc).__name__}: {exc}", emitted=False)
+
+    def _handle(self, event: Event) -> None:
+        self._emit(event)
+        if isinstance(event, TurnCompleted):
+            self.busy = False
+            self._record_unrecorded_acks()
+            self._set_state(SessionState.IDLE)
+            self._idle.set()
+        elif isinstance(event, ApprovalRequested):
+            self.pending_approvals[event.request_id] = event
+        elif isinstance(event, ApprovalResolved):
+            self.pending_approvals.pop(event.request_id, None)
+        elif isinstance(event, QuestionAsked):
+            self.pending_questions[event.request_id] = event
+        elif isinstance(event, QuestionAnswered):
+            self.pending_questions.pop(event.request_id, None)
+
+    async def _finish(self, reason: EndReason, message: str | None, *, emitted: bool) -> None:
+        if self._deliver_task is not None:
+            self._deliver_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._deliver_task
+        if not emitted:
+            self._emit(SessionEnded(reason=reason, message=message))
+        self.busy = False
+        await self._stop_adapter()
+        self._on_end(reason, message)
+        self.ended.set()
+
+    # ── delivery ──
+    async def _deliver(self) -> None:
+        while True:
+            await self._idle.wait()
+            self._wake.clear()  # before claiming, so a prompt queued meanwhile wakes us again
+            prompt = self.queue.claim_next(self.session_id)
+            if prompt is None:
+                await self._wake.wait()
+                continue
+            self._idle.clear()
+            self.busy = True
+            self._set_state(SessionState.BUSY)
+            self._emit_prompt(prompt)
+            await self._hand_over(prompt)
+
+    async def _hand_over(self, prompt: PromptRecord) -> None:
+        attachments = list(prompt.attachments) or None
+        try:
+            await self.adapter.send_acknowledged(
+                prompt.text, attachments, ack=lambda: self._ack(prompt.id)
+            )
+        except asyncio.CancelledError:
+            if prompt.id not in self._acked:
+                self._settle(prompt.id, "the hand-over was cut short (session stopped)")
+            raise
+        except Exception as exc:
+            if prompt.id in self._acked:
+                self._emit(Warning(message=f"after accepting prompt {prompt.id}: {exc}"))
+                return
+            try:
+                self._emit_prompt(self.queue.mark_failed(prompt.id, f"{type(exc).__name__}: {exc}"))
+            except sqlite3.Error as db_exc:
+                self._emit(Warning(message=f"could not record failure of {prompt.id}: {db_exc}"))
+            self.busy = False
+            self._set_state(SessionState.IDLE)
+            self._idle.set()
+            return
+        self._ack(prompt.id)
+
+    def _ack(self, prompt_id: str) -> None:
+        """The ack hook. Idempotent; a failing history write never causes a resend."""
+        if prompt_id in self._acked:
+            return
+        self._acked.add(prompt_id)
+        try:
+            self._emit_prompt(self.queue.mark_delivered(prompt_id))
+        except sqlite3.Error as exc:
+            self.unrecorded_acks.append(prompt_id)
+            self._emit(
+                Warning(
+                    code="history_write_failed",
+                    message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
+                    " it will not be sent again",
+                )
+            )
+
+    def _record_unrecorded_acks(self) -> None:
+        for prompt_id in list(self.unrecorded_acks):
+            try:
+                self._emit_prompt(self.queue.mark_delivered(prompt_id))
+            except sqlite3.Error:
+                return
+            self.unrecorded_acks.remove(prompt_id)
+
+    def _settle(self, prompt_id: str, reason: str) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._emit_prompt(self.queue.mark_indeterminate(prompt_id, reason))

@@ -1,0 +1,94 @@
+"""The SSE stream on a real uvicorn: several observers, resume by Last-Event-ID / ?after=."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from corral.server._sse import format_event
+
+from .conftest import live_server, make_app
+
+WAIT = 10.0
+
+
+async def read_sse(
+    client: httpx.AsyncClient, url: str, *, until: str, headers: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Parse SSE messages until one whose event type is ``until``."""
+    out: list[dict[str, Any]] = []
+    async with client.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        message: dict[str, Any] = {}
+        async for line in response.aiter_lines():
+            if line.startswith(":"):
+                continue
+            if not line:
+                if message:
+                    out.append(message)
+                    if message["event"] == until:
+                        return out
+                message = {}
+                continue
+            key, _, value = line.partition(": ")
+            message[key] = json.loads(value) if key == "data" else value
+    return out
+
+
+async def test_two_observers_and_resume(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with live_server(app) as live, httpx.AsyncClient(base_url=live.url, timeout=WAIT) as c:
+        sid = (await c.post("/api/sessions", json={"adapter_id": "scripted"})).json()["id"]
+        url = f"/api/sessions/{sid}/stream"
+        observers = [
+            asyncio.create_task(read_sse(c, url, until="turn.completed")) for _ in range(2)
+        ]
+        # no need to wait for the observers to connect: each replays from seq 1
+        await c.post(f"/api/sessions/{sid}/prompts", json={"text": "hello"})
+        first, second = await asyncio.wait_for(asyncio.gather(*observers), WAIT)
+        assert [m["id"] for m in first] == [m["id"] for m in second]
+        seqs = [int(m["id"]) for m in first]
+        assert seqs == list(range(1, len(seqs) + 1))
+        assert all(m["data"]["seq"] == int(m["id"]) for m in first)
+        assert first[-1]["data"]["event"]["type"] == "turn.completed"
+
+        # a reconnecting observer resumes after its Last-Event-ID; ?after= works the same
+        cut = seqs[2]
+        resumed = await asyncio.wait_for(
+            read_sse(
+                c,
+                url + "?follow=false",
+                until="turn.completed",
+                headers={"Last-Event-ID": str(cut)},
+            ),
+            WAIT,
+        )
+        assert [int(m["id"]) for m in resumed] == [s for s in seqs if s > cut]
+        by_query = await asyncio.wait_for(
+            read_sse(c, f"{url}?after={cut}&follow=false", until="turn.completed"), WAIT
+        )
+        assert by_query == resumed
+        missing = await c.get("/api/sessions/nope/stream")
+        assert missing.status_code == 404
+
+
+def test_format_event_has_id_type_and_envelope() -> None:
+    from datetime import UTC, datetime
+
+    from corral.events import Envelope, TextDelta
+
+    env = Envelope(
+        session_id="s",
+        seq=7,
+        ts=datetime(2026, 1, 1, tzinfo=UTC),
+        source="x",
+        event=TextDelta(text="hi"),
+    )
+    frame = format_event(env).decode()
+    assert frame.startswith("id: 7\nevent: text.delta\ndata: {")
+    assert frame.endswith("\n\n")
