@@ -341,6 +341,21 @@ class OpenCodeAdapter(BaseAdapter):
     async def get_usage(self) -> dict[str, Any]:
         return dict(self._usage)
 
+    async def query_status(self) -> dict[str, Any]:
+        alive = self.server is not None and self.server.returncode is None
+        status: Any = None
+        if alive:
+            statuses = await self._request("GET", "/session/status")
+            status = (statuses or {}).get(self._sid()) if isinstance(statuses, dict) else None
+        return {
+            "alive": alive,
+            "busy": bool(status) and status.get("type") != "idle",
+            "status": (status or {}).get("type", "idle") if alive else "stopped",
+            "agent_session_id": self.parser.session_id,
+            "model": self.model,
+            "url": self.server.url if self.server else None,
+        }
+
     def _count_usage(self, usage: Usage) -> None:
         for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
             value = getattr(usage, key)

@@ -334,3 +334,19 @@ class PiAdapter(BaseAdapter):
 
     async def get_usage(self) -> dict[str, Any]:
         return dict(self._usage)
+
+    async def query_status(self) -> dict[str, Any]:
+        alive = self.transport is not None and self.transport.returncode is None
+        state = await self.get_state() if alive else {}
+        model = state.get("model") if isinstance(state.get("model"), dict) else {}
+        assert isinstance(model, dict)
+        return {
+            "alive": alive,
+            "busy": bool(state.get("isStreaming")),
+            "compacting": bool(state.get("isCompacting")),
+            "session_file": state.get("sessionFile"),
+            "agent_session_id": state.get("sessionId"),
+            "model": model.get("id"),
+            "thinking_level": state.get("thinkingLevel"),
+            "pending_messages": state.get("pendingMessageCount"),
+        }
