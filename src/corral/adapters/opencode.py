@@ -18,7 +18,6 @@ Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import os
@@ -44,45 +43,14 @@ from ..events import (
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
+from ._opencode_request import permission_ruleset, prompt_parts, split_permission_flag
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
 from .base import Attachment, BaseAdapter
 
 Tap = Callable[[str, bytes], None]
 
-PERMISSION_FLAG = "--corral-permission="
-PERMISSION_MODES = ("ask", "allow", "deny")
 READY_DEADLINE = 90.0
 REQUEST_TIMEOUT = 30.0
-
-
-def permission_ruleset(mode: str) -> list[dict[str, str]]:
-    """The session ruleset for a corral permission mode: one rule, every tool, every pattern."""
-    if mode not in PERMISSION_MODES:
-        raise ValueError(f"permission mode must be one of {', '.join(PERMISSION_MODES)}")
-    return [{"permission": "*", "pattern": "*", "action": mode}]
-
-
-def split_permission_flag(args: Sequence[str]) -> tuple[list[str], str | None]:
-    rest, mode = [], None
-    for arg in args:
-        if arg.startswith(PERMISSION_FLAG):
-            mode = arg[len(PERMISSION_FLAG) :]
-        else:
-            rest.append(arg)
-    return rest, mode
-
-
-def prompt_parts(text: str, attachments: Sequence[Attachment] = ()) -> list[dict[str, Any]]:
-    """The ``parts`` of a prompt: the text, then each attachment as a ``data:`` URL file part."""
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    for att in attachments:
-        if att.path is not None and att.data is None:
-            url = Path(att.path).resolve().as_uri()
-        else:
-            url = f"data:{att.media_type};base64,{base64.b64encode(att.read_bytes()).decode()}"
-        name = att.name or (Path(att.path).name if att.path else "attachment")
-        parts.append({"type": "file", "mime": att.media_type, "filename": name, "url": url})
-    return parts
 
 
 class OpenCodeAdapter(BaseAdapter):

@@ -23,7 +23,7 @@ from ..events import (
 from ._opencode_tools import command_of, file_of, tool_kind
 
 if TYPE_CHECKING:
-    from .opencode_sse import _Scope
+    from ._opencode_state import _Scope
 
 _DENIED_MARKERS = ("rejected permission", "permission denied", "denied by")
 

@@ -28,8 +28,6 @@ Mapping (verified on opencode 1.18.33; see docs/protocols/opencode.md):
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import (
@@ -53,92 +51,19 @@ from ..events import (
     Usage,
 )
 from ._opencode_parts import ToolTracker
+from ._opencode_state import (
+    _ABORTED,
+    _IGNORED_PREFIXES,
+    _SESSION_PATH,
+    IGNORED_TYPES,
+    _error_message,
+    _int,
+    _Scope,
+    _Text,
+    _Turn,
+)
 from ._opencode_tools import APPROVAL_OPTIONS, DECISION_FOR, command_of, file_of, plan_entries
 from ._opencode_tools import tool_kind as _tool_kind
-
-IGNORED_TYPES = frozenset(
-    {
-        "server.connected",
-        "server.heartbeat",
-        "server.instance.disposed",
-        "global.disposed",
-        "plugin.added",
-        "catalog.updated",
-        "reference.updated",
-        "integration.updated",
-        "integration.connection.updated",
-        "models-dev.refreshed",
-        "installation.updated",
-        "installation.update-available",
-        "lsp.updated",
-        "lsp.client.diagnostics",
-        "file.edited",
-        "file.watcher.updated",
-        "project.updated",
-        "project.directories.updated",
-        "vcs.branch.updated",
-        "mcp.tools.changed",
-        "command.executed",
-        "session.created",
-        "session.updated",
-        "session.deleted",
-        "message.removed",
-        "message.part.removed",
-        "pty.created",
-        "pty.updated",
-        "pty.exited",
-        "pty.deleted",
-        "workspace.ready",
-        "workspace.failed",
-        "workspace.status",
-        "worktree.ready",
-        "worktree.failed",
-    }
-)
-"""Event types that carry nothing a corral consumer needs (or only feed the parser's own state)."""
-
-_IGNORED_PREFIXES = ("tui.", "session.next.", "permission.v2.", "question.v2.")
-"""The v2 mirror events repeat what the v1 events say; TUI events are for the TUI."""
-
-_SESSION_PATH = re.compile(r"^/session/(?P<id>ses[^/]+)(?P<rest>/.*)?$")
-_ABORTED = "MessageAbortedError"
-
-
-@dataclass
-class _Turn:
-    open: bool = False
-    busy: bool = False
-    interrupted: bool = False
-    error: str | None = None
-    last_text: str | None = None
-
-
-@dataclass
-class _Text:
-    kind: str
-    emitted: str = ""
-    done: bool = False
-
-
-@dataclass
-class _Scope:
-    """Sessions we follow: the root and its descendants (child id → parent id)."""
-
-    root: str | None = None
-    parents: dict[str, str] = field(default_factory=dict)
-    call_of: dict[str, str] = field(default_factory=dict)
-    running_tasks: dict[str, list[str]] = field(default_factory=dict)
-
-    def follows(self, sid: Any) -> bool:
-        return isinstance(sid, str) and (sid == self.root or sid in self.parents)
-
-    def parent_call(self, sid: str) -> str | None:
-        if sid == self.root or sid not in self.parents:
-            return None
-        if sid in self.call_of:
-            return self.call_of[sid]
-        running = self.running_tasks.get(self.parents[sid]) or []
-        return running[-1] if running else f"session:{sid}"
 
 
 class OpenCodeSseParser:
@@ -504,17 +429,6 @@ class OpenCodeSseParser:
 
     def _on_compacted(self, obj: dict[str, Any], props: dict[str, Any]) -> list[Event]:
         return [StatusChanged(status="compacted", raw=obj)]
-
-
-def _error_message(error: dict[str, Any]) -> str:
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
-    assert isinstance(data, dict)
-    message = data.get("message") or error.get("message") or error.get("name") or "unknown error"
-    return str(message)
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) else None
 
 
 _HANDLERS = {

@@ -1,0 +1,43 @@
+"""Request bodies for the OpenCode server: prompt parts and permission rulesets (pure)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import Attachment
+
+PERMISSION_FLAG = "--corral-permission="
+PERMISSION_MODES = ("ask", "allow", "deny")
+
+
+def permission_ruleset(mode: str) -> list[dict[str, str]]:
+    """The session ruleset for a corral permission mode: one rule, every tool, every pattern."""
+    if mode not in PERMISSION_MODES:
+        raise ValueError(f"permission mode must be one of {', '.join(PERMISSION_MODES)}")
+    return [{"permission": "*", "pattern": "*", "action": mode}]
+
+
+def split_permission_flag(args: Sequence[str]) -> tuple[list[str], str | None]:
+    rest, mode = [], None
+    for arg in args:
+        if arg.startswith(PERMISSION_FLAG):
+            mode = arg[len(PERMISSION_FLAG) :]
+        else:
+            rest.append(arg)
+    return rest, mode
+
+
+def prompt_parts(text: str, attachments: Sequence[Attachment] = ()) -> list[dict[str, Any]]:
+    """The ``parts`` of a prompt: the text, then each attachment as a ``data:`` URL file part."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for att in attachments:
+        if att.path is not None and att.data is None:
+            url = Path(att.path).resolve().as_uri()
+        else:
+            url = f"data:{att.media_type};base64,{base64.b64encode(att.read_bytes()).decode()}"
+        name = att.name or (Path(att.path).name if att.path else "attachment")
+        parts.append({"type": "file", "mime": att.media_type, "filename": name, "url": url})
+    return parts
