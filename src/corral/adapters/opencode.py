@@ -199,7 +199,11 @@ class OpenCodeAdapter(BaseAdapter):
             except ValueError:
                 self._emit([Error(message="undecodable /event data", raw=msg.data)])
                 continue
-            self._emit(self.parser.feed(obj))
+            try:
+                events = self.parser.feed(obj)
+            except Exception as exc:  # a parser bug must not stall the session
+                events = [Error(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+            self._emit(events)
 
     async def _open_session(self) -> None:
         if self.resume_session_id:

@@ -204,7 +204,11 @@ class PiAdapter(BaseAdapter):
                 await self._write(
                     {"type": "extension_ui_response", "id": obj.get("id"), "cancelled": True}
                 )
-            self._emit(self.parser.feed(obj))
+            try:
+                events = self.parser.feed(obj)
+            except Exception as exc:  # a parser bug must not stall the session
+                events = [Error(message=f"could not parse a pi line: {exc!r}", raw=obj)]
+            self._emit(events)
         code = None
         with contextlib.suppress(Exception):
             code = await self.transport.wait(5.0)
