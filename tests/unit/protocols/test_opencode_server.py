@@ -240,3 +240,33 @@ def test_attach_records_round_trip(tmp_path: Path) -> None:
     remove_record(path)
     with pytest.raises(SessionError):
         find_record("ses_abc", tmp_path)
+
+
+def test_corral_attach_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from corral.cli import build_app
+
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    runner = CliRunner()
+    assert "no attachable sessions" in runner.invoke(build_app(), ["attach", "--list"]).output
+    missing = runner.invoke(build_app(), ["attach", "ses_nope"])
+    assert missing.exit_code != 0
+    write_record(
+        AttachRecord(
+            session_id="corral-9",
+            agent_session_id="ses_9",
+            url="http://127.0.0.1:5555",
+            password="hunter2",
+            username="opencode",
+            cwd="/repo",
+            binary="opencode",
+            pid=os.getpid(),
+        )
+    )
+    listed = runner.invoke(build_app(), ["attach", "--list"])
+    assert "corral-9" in listed.output and "ses_9" in listed.output
+    shown = runner.invoke(build_app(), ["attach", "corral-9", "--print"])
+    assert shown.exit_code == 0
+    assert "opencode attach http://127.0.0.1:5555 --session ses_9 --dir /repo" in shown.output
+    assert "hunter2" not in shown.output + listed.output
