@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from corral.adapters._opencode_attach import find_record
 from corral.adapters.opencode import OpenCodeAdapter
 from corral.events import (
     ApprovalDecision,
@@ -82,6 +83,7 @@ async def test_opencode_server_session_operations(
 
             forked = await adapter.fork()
             assert forked != ids[0] and ids[-1] == forked
+            assert find_record("ops", tmp_path / "corral").agent_session_id == forked
             await turn("Which word did I ask you to remember?")
             assert "walnut" in json.dumps(model.requests.main().last().body)
 

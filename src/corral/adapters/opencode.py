@@ -118,6 +118,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._stopping = False
         self._ended = False
         self._attach_path: Path | None = None
+        self._corral_session_id = ""
         self._usage: dict[str, float] = {}
 
     # ── lifecycle ──
@@ -148,19 +149,8 @@ class OpenCodeAdapter(BaseAdapter):
         assert sid is not None
         if self.on_session_id is not None:
             self.on_session_id(sid)
-        self._attach_path = write_record(
-            AttachRecord(
-                session_id=session_id,
-                agent_session_id=sid,
-                url=launch.url,
-                password=launch.password,
-                username=USERNAME,
-                cwd=self.cwd,
-                binary=self.binary,
-                pid=self.server.pid,
-            ),
-            self.attach_root,
-        )
+        self._corral_session_id = session_id
+        self._write_attach_record()
         info = self.make_agent_info(
             version=self.version or None, model=self.model, agent_session_id=sid
         )
@@ -298,7 +288,25 @@ class OpenCodeAdapter(BaseAdapter):
         sid = self._sid()
         if self.on_session_id is not None:
             self.on_session_id(sid)
+        self._write_attach_record()
         return sid
+
+    def _write_attach_record(self) -> None:
+        """Tell ``corral attach`` where this session lives (rewritten when the session changes)."""
+        assert self.server is not None
+        self._attach_path = write_record(
+            AttachRecord(
+                session_id=self._corral_session_id,
+                agent_session_id=self._sid(),
+                url=self.server.url,
+                password=self.server.launch.password,
+                username=USERNAME,
+                cwd=self.cwd,
+                binary=self.binary,
+                pid=self.server.pid,
+            ),
+            self.attach_root,
+        )
 
     async def list_models(self) -> list[str]:
         providers = await self._request("GET", "/config/providers")

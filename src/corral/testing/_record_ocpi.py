@@ -236,6 +236,17 @@ SCENARIOS: dict[str, RecScenario] = {
             [Attachment(data=PNG_1PX, media_type="image/png", name="pixel.png")],
         ),
     ),
+    "rate-limit": RecScenario(
+        "the first request is rate-limited (429, retry after 1 s), the retry answers",
+        _script(
+            {
+                "match": {"turn": 1},
+                "times": 1,
+                "reply": {"error": {"kind": "rate_limit", "retry_after": 1}},
+            }
+        ),
+        _simple("Say hello."),
+    ),
     "error": RecScenario(
         "the provider rejects the request (400)",
         _script(default={"error": {"kind": "bad_request", "message": "scripted failure"}}),
