@@ -48,6 +48,7 @@ FIXTURES_USED = [
         "input-during-turn",
         "image",
         "error",
+        "rate-limit",
     )
 ]
 
@@ -258,3 +259,13 @@ def test_stream_ending_mid_turn_is_an_error() -> None:
     parser.feed_sent({"method": "POST", "path": "/session/ses_mine/prompt_async", "status": 204})
     (end,) = parser.finish()
     assert isinstance(end, TurnCompleted) and end.stop_reason is StopReason.ERROR
+
+
+def test_rate_limit_shows_a_retry_status_then_the_answer() -> None:
+    events = run("rate-limit")
+    retries = [s for s in of(events, StatusChanged) if s.status == "retry"]
+    assert retries and "Rate limit" in (retries[0].message or "")
+    assert events.index(retries[0]) < events.index(of(events, TextDelta)[0])
+    (end,) = of(events, TurnCompleted)
+    assert end.stop_reason is StopReason.END_TURN
+    assert not of(events, Error)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from corral.adapters.base import Attachment
 from corral.adapters.pi import build_pi_argv, image_payload
 from corral.events import (
@@ -39,6 +41,7 @@ FIXTURES_USED = [
         "input-during-turn",
         "image",
         "error",
+        "rate-limit",
     )
 ]
 
@@ -131,6 +134,16 @@ def test_provider_error_ends_the_turn_with_its_message() -> None:
     (end,) = of(run("error"), TurnCompleted)
     assert end.stop_reason is StopReason.ERROR
     assert end.error is not None and "scripted failure" in end.error
+
+
+def test_rate_limit_is_retried_by_the_provider_sdk_without_an_event() -> None:
+    # pi 0.73.1's OpenAI client retries a 429 itself: two model requests, no auto_retry events.
+    meta = json.loads((TRANSCRIPTS / V / "rate-limit.meta.json").read_text("utf-8"))
+    assert meta["model_requests"] == 2
+    events = run("rate-limit")
+    assert not of(events, Warning) and not of(events, Error)
+    (end,) = of(events, TurnCompleted)
+    assert end.stop_reason is StopReason.END_TURN
 
 
 def test_get_state_is_remembered() -> None:
