@@ -167,6 +167,12 @@ class OpenCodeServer:
             if stage == len(stages):
                 return version
 
+    async def wait(self) -> int:
+        """Wait for the server process to exit (however it ends)."""
+        if self._proc is None:
+            raise RuntimeError("the server was not started")
+        return await self._proc.wait()
+
     async def stop(self, grace: float = 5.0) -> int | None:
         """SIGTERM the process group, wait ``grace``, then SIGKILL. Idempotent."""
         proc = self._proc

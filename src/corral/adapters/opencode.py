@@ -49,7 +49,7 @@ from .base import Attachment, BaseAdapter
 
 Tap = Callable[[str, bytes], None]
 
-READY_DEADLINE = 90.0
+READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
 
 
@@ -221,8 +221,8 @@ class OpenCodeAdapter(BaseAdapter):
         return None
 
     async def _watch_server(self) -> None:
-        assert self.server is not None and self.server._proc is not None
-        code = await self.server._proc.wait()
+        assert self.server is not None
+        code = await self.server.wait()
         if self.tap is not None:
             self.tap("exit", str(code).encode())
         if self._stopping:

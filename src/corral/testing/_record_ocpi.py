@@ -267,6 +267,15 @@ def _adapter_class(cli: str) -> type[BaseAdapter]:
     raise SystemExit(f"unknown cli {cli!r} (opencode or pi)")
 
 
+def _argv_of(adapter: Any) -> list[str]:
+    """The command line the driver started (the OpenCode server's, or pi's)."""
+    server = getattr(adapter, "server", None)
+    if server is not None:
+        return list(server.launch.argv)
+    transport = getattr(adapter, "transport", None)
+    return list(transport.argv) if transport is not None else []
+
+
 def _git_repo(path: Path) -> None:
     path.mkdir()
     (path / "README.md").write_text("# scratch repository for a recording\n")
@@ -316,6 +325,7 @@ async def record(cli: str, name: str, out: Path = ROOT) -> Path:
                 **scenario.init,
             )
             await adapter.start("record")
+            argv = list(_argv_of(adapter))
             try:
                 await asyncio.wait_for(scenario.drive(adapter), 120)
             finally:
@@ -338,6 +348,7 @@ async def record(cli: str, name: str, out: Path = ROOT) -> Path:
         "description": scenario.description,
         "model_scenario": scenario.script,
         "init": scenario.init,
+        "argv": [a.replace(str(tmp), "/tmp/corral-record") for a in argv],
         "argv_extra": list(red.argv),
         "model_requests": requests,
         "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
