@@ -335,3 +335,13 @@ async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
         if not produced:
             # A stream that ends at once and keeps ending would spin; yield control at least.
             await asyncio.sleep(0.01)
+
+
+def find_binary(binary: str | None, name: str) -> str:
+    """The executable to launch: the one given, else corral's pinned install of ``name``, else PATH."""
+    if binary:
+        return binary
+    from ..agents import locate
+
+    found = locate(name)
+    return str(found) if found is not None else (shutil.which(name) or name)

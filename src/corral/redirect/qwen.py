@@ -1,7 +1,9 @@
 """Qwen Code → an OpenAI Chat Completions endpoint.
 
 ``OPENAI_BASE_URL`` (with ``/v1``), ``OPENAI_API_KEY``, ``OPENAI_MODEL`` and ``--auth-type
-openai``; ``~/.qwen/settings.json`` switches off usage statistics (Aliyun RUM) and auto-update.
+openai``; ``~/.qwen/settings.json`` switches off usage statistics (Aliyun RUM) and auto-update,
+and declares the redirected model image-capable: Qwen Code guesses a model's input modalities from
+its name and drops images (``[Unsupported image file …]``) for names it does not know.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ._model import Redirection, home_env, v1_url
 SETTINGS = {
     "privacy": {"usageStatisticsEnabled": False},
     "general": {"enableAutoUpdate": False, "disableAutoUpdate": True},
+    "model": {"generationConfig": {"modalities": {"image": True}}},
 }
 
 

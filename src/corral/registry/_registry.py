@@ -24,6 +24,7 @@ from typing import Any, Literal
 import msgspec
 
 from .._paths import home_dir
+from ..adapters import builtin_adapter_class
 from ..adapters.base import BaseAdapter
 from ..errors import AdapterNotFoundError, ConfigError, ManifestError
 from ..events import Capabilities
@@ -178,10 +179,14 @@ class Registry:
         return self._drivers
 
     def adapter_class(self, adapter_id: str) -> type[BaseAdapter] | None:
-        """The class that drives ``adapter_id``: its own (drop-in) class, else its protocol's driver."""
+        """The class that drives ``adapter_id``: its own (drop-in) class, corral's built-in class
+        for a built-in id, else its protocol's driver."""
         entry = self.get(adapter_id)
         if entry.adapter_class is not None:
             return entry.adapter_class
+        builtin = builtin_adapter_class(adapter_id) if entry.source == "builtin" else None
+        if builtin is not None:
+            return builtin
         profile = entry.manifest.structured
         return self.drivers().get(profile.protocol) if profile is not None else None
 

@@ -3,8 +3,9 @@
 The manager takes any ``resolver(adapter_id) -> type[BaseAdapter]``. :class:`AdapterResolver` is the
 default: an explicit mapping (filled by tests or callers), then the classes named in
 ``CORRAL_EXTRA_ADAPTERS`` (``module:Class`` entries separated by commas — how a test points
-``corral chat`` at :class:`corral.testing.scripted_adapter.ScriptedAdapter`), then the
-``corral.adapters`` entry-point group, the path third-party and built-in adapters plug in through.
+``corral chat`` at :class:`corral.testing.scripted_adapter.ScriptedAdapter`), then corral's own
+adapters (:data:`corral.adapters.BUILTIN_ADAPTERS`), then the ``corral.adapters`` entry-point group,
+the path third-party adapters plug in through.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 
+from ..adapters import builtin_adapter_class
 from ..adapters.base import BaseAdapter
 from ..errors import AdapterNotFoundError, ConfigError
 
@@ -54,6 +56,9 @@ class AdapterResolver:
                 cls = load_class(spec)
                 if cls.agent_id == adapter_id:
                     return cls
+        builtin = builtin_adapter_class(adapter_id)
+        if builtin is not None:
+            return builtin
         if self.use_entry_points:
             for ep in entry_points(group=ENTRY_POINT_GROUP):
                 if ep.name == adapter_id:

@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from corral.adapters import builtin_adapter_class
 from corral.adapters.base import BaseAdapter
 from corral.errors import AdapterContractError, AdapterNotFoundError, ConfigError, ManifestError
 from corral.manifests import PROTOCOLS, manifest_schema
@@ -23,6 +24,8 @@ BUILTIN_IDS = {
     "opencode",
     "gemini",
     "qwen",
+    "qwen-acp",
+    "opencode-acp",
     "pi",
     "hermes",
     "kilo",
@@ -115,7 +118,9 @@ def test_builtin_protocols_are_faithful() -> None:
         "codex": "codex-app-server",
         "opencode": "opencode-sse",
         "gemini": "acp",
-        "qwen": "acp",
+        "qwen": "claude-stream-json",
+        "qwen-acp": "acp",
+        "opencode-acp": "acp",
         "pi": "pi-rpc",
         "hermes": "hermes-acp",
         "kilo": "opencode-sse",
@@ -351,13 +356,15 @@ def test_drivers_seam_maps_protocols_to_classes(caplog: pytest.LogCaptureFixture
     )
     with caplog.at_level(logging.WARNING, logger="corral.registry"):
         registry = Registry(entry_points=source)
-        assert registry.adapter_class("gemini") is acp_driver
-        assert registry.adapter_class("qwen") is acp_driver
-        assert registry.adapter_class("pi") is None
+        # copilot and droid have no class of corral's own: their protocol's driver drives them
+        assert registry.adapter_class("copilot") is acp_driver
+        assert registry.adapter_class("droid") is acp_driver
+        # a built-in id with corral's own class keeps it, whatever drivers are installed
+        assert registry.adapter_class("claude-code") is builtin_adapter_class("claude-code")
         assert registry.adapter_class("cursor") is None
     assert len([r for r in caplog.records if "skipping driver" in r.message]) == 2
-    # no driver is installed yet: the real entry points give None, never an error
-    assert Registry().adapter_class("claude-code") is None
+    # no driver is installed for that protocol: None, never an error
+    assert Registry().adapter_class("cursor") is None
 
 
 # ── detection through the registry ──

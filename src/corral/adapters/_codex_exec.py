@@ -1,0 +1,199 @@
+"""Codex headless: one ``codex exec --json`` process per prompt, ``exec resume THREAD`` after the
+first (the thread id comes from the first ``thread.started``).
+
+exec has no stdin protocol (stdin is closed at once — codex would otherwise wait on it) and never
+asks for approval (its policy is fixed to ``never``; the sandbox still applies). ``interrupt()``
+ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``/``cap_interrupt``
+stay False: exec prints an agent message only once it is complete, so nothing shows that a turn is
+under way before it is nearly over, and the conformance cancel scenario races ``turn.completed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import msgspec
+
+from .._process import OverlongLine, ProcessTransport, Tap
+from ..errors import ProcessError, UnsupportedOperation
+from ..events import (
+    AgentInfo,
+    EndReason,
+    Event,
+    SessionEnded,
+    SessionStarted,
+    StopReason,
+    TurnCompleted,
+    UnknownEvent,
+)
+from ..protocols.codex_exec import ExecParser
+from . import _codex_launch as launch
+from ._codex_common import Attachments, find_binary
+from .base import Attachment, BaseAdapter
+
+
+class CodexExecAdapter(BaseAdapter):
+    """Codex through ``codex exec --json``: headless, one process per turn."""
+
+    agent_id: ClassVar[str] = "codex-exec"
+    display_name: ClassVar[str] = "Codex (exec)"
+    cli_binary: ClassVar[str | None] = "codex"
+
+    cap_resume = True
+    cap_image_input = True
+    cap_images = True
+
+    provides_models = False
+    provides_usage = False
+
+    def __init__(
+        self,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        binary: str | None = None,
+        resume_session_id: str | None = None,
+        on_session_id: Callable[[str], None] | None = None,
+        effort: str | None = None,
+        env: dict[str, str] | None = None,
+        extra_args: Sequence[str] = (),
+        sandbox: str | None = None,
+        tap: Tap | None = None,
+    ) -> None:
+        self.cwd = str(Path(cwd).resolve()) if cwd else os.getcwd()
+        self.model = model
+        self.binary = find_binary(binary)
+        self.thread_id = resume_session_id
+        self.on_session_id = on_session_id
+        self.effort = effort
+        self.env = dict(env or {})
+        self.extra_args = list(extra_args)
+        self.sandbox = sandbox
+        self.tap = tap
+        self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._transport: ProcessTransport | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._parser: ExecParser | None = None
+        self._cancelled = False
+        self._ended = False
+        self._attachments = Attachments()
+
+    async def start(self, session_id: str) -> AgentInfo:
+        info = self.make_agent_info(model=self.model, agent_session_id=self.thread_id)
+        self._emit(SessionStarted(agent=info, cwd=self.cwd))
+        return info
+
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        if self._pump is not None and not self._pump.done():
+            if self._parser is None or not self._parser.turn_done:
+                raise UnsupportedOperation(self.agent_id, "input during a turn")
+            # The turn is over; the process is only exiting.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._pump), 10.0)
+        images = [self._attachments.path_of(a) for a in attachments or () if a.is_image]
+        others = [self._attachments.path_of(a) for a in attachments or () if not a.is_image]
+        prompt = "\n".join([text, *(f"Attached file: {p}" for p in others)])
+        plan = launch.exec_launch(
+            binary=self.binary,
+            prompt=prompt,
+            extra_args=self.extra_args,
+            env=self.env,
+            resume_thread=self.thread_id,
+            model=self.model,
+            effort=self.effort,
+            sandbox=self.sandbox,
+            images=images,
+        )
+        transport = ProcessTransport(
+            plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
+        )
+        await transport.start()
+        await transport.close_stdin()
+        self._parser = ExecParser()
+        self._transport = transport
+        self._cancelled = False
+        self._pump = asyncio.create_task(self._run(transport), name="codex-exec-pump")
+
+    async def _run(self, transport: ProcessTransport) -> None:
+        parser = self._parser
+        assert parser is not None
+        async for line in transport.lines():
+            if isinstance(line, OverlongLine):
+                self._emit(UnknownEvent(vendor_type="overlong-line", raw=repr(line)))
+                continue
+            if not line.strip():
+                continue
+            try:
+                obj = msgspec.json.decode(line)
+            except msgspec.DecodeError:
+                obj = None
+            if not isinstance(obj, dict):
+                self._emit(UnknownEvent(vendor_type="non-json", raw=line.decode(errors="replace")))
+                continue
+            known = parser.thread_id
+            events = parser.feed(obj)
+            if parser.thread_id and parser.thread_id != known:
+                self.thread_id = parser.thread_id
+                if self.on_session_id is not None:
+                    self.on_session_id(parser.thread_id)
+            for event in events:
+                self._emit(event)
+        try:
+            code: int | None = await transport.wait(10.0)
+        except TimeoutError:
+            code = await transport.kill(1.0)
+        if self._cancelled and not parser.turn_done:
+            parser.turn_done = True
+            self._emit(TurnCompleted(stop_reason=StopReason.CANCELLED))
+        for event in parser.finish(code, transport.stderr_tail):
+            self._emit(event)
+
+    async def interrupt(self) -> None:
+        if self._transport is None or self._pump is None or self._pump.done():
+            return
+        self._cancelled = True
+        await self._transport.kill(2.0)
+        with contextlib.suppress(asyncio.CancelledError, ProcessError):
+            await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
+
+    async def stop(self) -> None:
+        if self._ended:
+            return
+        killed = False
+        if self._pump is not None and not self._pump.done():
+            if self._parser is not None and self._parser.turn_done:
+                # The turn is over and codex is exiting on its own: let it.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
+            if not self._pump.done():
+                await self.interrupt()
+                killed = True
+        self._attachments.cleanup()
+        self._emit(SessionEnded(reason=EndReason.KILLED if killed else EndReason.COMPLETED))
+        self._ended = True
+
+    async def query_status(self) -> dict[str, Any]:
+        running = self._pump is not None and not self._pump.done()
+        return {
+            "alive": not self._ended,
+            "busy": running and not (self._parser is not None and self._parser.turn_done),
+            "pid": self._transport.pid if running and self._transport is not None else None,
+            "thread_id": self.thread_id,
+            "model": self.model,
+        }
+
+    async def stream(self) -> AsyncIterator[Event]:
+        while True:
+            event = await self._events.get()
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+
+    def _emit(self, event: Event) -> None:
+        if not self._ended:
+            self._events.put_nowait(event)

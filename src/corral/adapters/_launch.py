@@ -1,0 +1,46 @@
+"""What it takes to start an agent process, as plain data (built by pure ``build_launch`` functions)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+
+class Launch(msgspec.Struct, frozen=True, kw_only=True):
+    """argv, the complete environment and the working directory of one agent process."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: str | None = None
+
+
+class StreamJsonRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a stream-json session (Claude Code or Qwen Code) can be asked to start with."""
+
+    binary: str
+    cwd: str | None = None
+    model: str | None = None
+    permission_mode: str | None = None
+    resume: str | None = None
+    """An earlier session id to continue."""
+    session_id: str | None = None
+    """A fresh session's id, chosen by us (a UUID)."""
+    fork_session: bool = False
+    """With ``resume``: continue the conversation under a new session id."""
+    add_dirs: tuple[str, ...] = ()
+    settings: dict[str, Any] | None = None
+    """Settings for this run only (Claude: ``--settings <json>``)."""
+    effort: str | None = None
+    extra_args: tuple[str, ...] = ()
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    """Added to (and winning over) the base environment."""
+
+
+def merged_env(
+    base: Mapping[str, str], extra: Mapping[str, str], drop: tuple[str, ...] = ()
+) -> dict[str, str]:
+    env = {k: v for k, v in base.items() if k not in drop}
+    env.update(extra)
+    return env

@@ -1,0 +1,208 @@
+"""Qwen Code adapter, stream-json mode (adapter id ``qwen``; Qwen's ACP mode is a separate adapter).
+
+Qwen Code 0.15.10 speaks Claude Code's stream-json, so the same driver and parser serve it. What
+differs, as observed on the real CLI:
+
+* no ``--permission-prompt-tool`` flag: in stream-json input mode it sends ``can_use_tool`` control
+  requests on its own whenever ``--approval-mode default`` asks;
+* approval modes are ``plan | default | auto-edit | yolo`` (Claude's names are mapped);
+* ``--include-directories`` instead of ``--add-dir``; no ``--settings``, ``--fork-session`` or
+  ``--effort`` (asking for them is a ConfigError, not a silent no-op);
+* ``system/init`` says ``permission_mode`` and ``qwen_code_version``; ``result`` has no cost;
+* the endpoint comes from ``OPENAI_*`` env plus ``--auth-type openai`` (see ``corral.redirect``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
+from ..events import ApprovalDecision, ApprovalRequested, Event
+from ._launch import Launch, StreamJsonRequest, merged_env
+from ._stream_json import StreamJsonAdapter
+from .base import Attachment
+
+APPROVAL_MODES = {
+    "default": "default",
+    "plan": "plan",
+    "acceptEdits": "auto-edit",
+    "auto-edit": "auto-edit",
+    "bypassPermissions": "yolo",
+    "yolo": "yolo",
+}
+"""corral/Claude permission-mode names → Qwen Code ``--approval-mode`` values."""
+
+
+def approval_mode(mode: str) -> str:
+    try:
+        return APPROVAL_MODES[mode]
+    except KeyError:
+        raise ConfigError(
+            f"Qwen Code has no approval mode {mode!r} (one of {', '.join(APPROVAL_MODES)})"
+        ) from None
+
+
+def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> Launch:
+    """argv/env/cwd for one Qwen Code stream-json session. Pure."""
+    unsupported = [
+        name
+        for name, asked in (
+            ("fork_session", request.fork_session),
+            ("settings", request.settings is not None),
+            ("effort", bool(request.effort)),
+        )
+        if asked
+    ]
+    if unsupported:
+        raise ConfigError(f"Qwen Code (stream-json) does not support: {', '.join(unsupported)}")
+    argv = [
+        request.binary,
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--include-partial-messages",
+    ]
+    if request.model:
+        argv += ["--model", request.model]
+    argv += ["--approval-mode", approval_mode(request.permission_mode or "default")]
+    if request.resume:
+        argv += ["--resume", request.resume]
+    if request.session_id:
+        argv += ["--session-id", request.session_id]
+    for directory in request.add_dirs:
+        argv += ["--include-directories", directory]
+    argv += request.extra_args
+    env = merged_env(base_env, request.env)
+    if request.cwd:
+        env["PWD"] = request.cwd
+    return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
+
+
+def _memory_key(tool_name: str, tool_input: Any) -> tuple[str, str]:
+    """What "allow for this session" covers: a command by its first word, any other tool whole."""
+    cmd = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return (tool_name, cmd.split()[0] if isinstance(cmd, str) and cmd.split() else "")
+
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class QwenAdapter(StreamJsonAdapter):
+    agent_id = "qwen"
+    display_name = "Qwen Code"
+    cli_binary = "qwen"
+    default_binary: ClassVar[str] = "qwen"
+
+    cap_images = True
+    cap_image_input = True
+    cap_thinking = True
+    cap_permissions = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_input_during_turn = True
+    cap_resume = True
+    # Not claimed, each checked on 0.15.10: answers never reach ask_user_question over
+    # stream-json (see answer_question); sub-agents run as background forks whose messages never
+    # reach stdout; documents are flattened to text like every non-text block.
+    cap_interact = False
+    cap_subagents = False
+    cap_documents = False
+
+    provides_models = False
+    provides_usage = True
+
+    _attach_dir: Path | None = None
+
+    _attach_seq = itertools.count(1)
+
+    def build(self, request: StreamJsonRequest) -> Launch:
+        return build_launch(request, base_env=self.base_env)
+
+    def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
+        """Qwen Code 0.15.10 turns every non-text block into JSON text, so files are written under
+        the working directory (it reads ``@path`` references only inside its workspace) and
+        referenced as ``@path``; its prompt processor makes images inline image parts of the model
+        request. The directory is removed when the session stops."""
+        if not attachments:
+            return super().user_content(text, attachments)
+        if self._attach_dir is None:
+            self._attach_dir = Path(
+                tempfile.mkdtemp(prefix=".corral-attachments-", dir=self.cwd or None)
+            )
+        refs = []
+        for att in attachments:
+            name = _SAFE_NAME.sub("_", att.name or Path(att.path or "file").name) or "file"
+            path = self._attach_dir / f"{next(self._attach_seq)}-{name}"
+            path.write_bytes(att.read_bytes())
+            refs.append(f"@{path}")
+        return [{"type": "text", "text": f"{text}\n\n{' '.join(refs)}"}]
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        """As Claude's, except that "allow for this session" is remembered by corral: Qwen Code
+        0.15.10 ignores ``updatedPermissions`` in stream-json mode."""
+        if (option_id or decision) == ApprovalDecision.ALLOW_ALWAYS:
+            request = self.parser.pending_request(request_id)
+            if request is not None:
+                self._remembered.add(
+                    _memory_key(request.get("tool_name", ""), request.get("input"))
+                )
+        await super().respond_approval(
+            request_id, decision, option_id=option_id, updated_input=updated_input, message=message
+        )
+
+    def review(self, events: list[Event]) -> list[Event]:
+        kept: list[Event] = []
+        for event in events:
+            if (
+                isinstance(event, ApprovalRequested)
+                and _memory_key(event.tool_name, event.input) in self._remembered
+            ):
+                self._actions.append(
+                    functools.partial(
+                        self.respond_approval, event.request_id, ApprovalDecision.ALLOW
+                    )
+                )
+                continue
+            kept.append(event)
+        return kept
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._attach_dir is not None:
+            shutil.rmtree(self._attach_dir, ignore_errors=True)
+            self._attach_dir = None
+
+    async def interrupt(self) -> None:
+        """Qwen Code 0.15.10 aborts its whole session on ``interrupt`` and exits (code 130).
+
+        The turn is reported ``cancelled`` and the session continues in a new process resumed
+        with ``--resume <session id>``; the next :meth:`send` waits for it.
+        """
+        self._restart_on_exit = True
+        with contextlib.suppress(ProcessError, ProtocolError):
+            await self._control({"subtype": "interrupt"}, timeout=5.0)
+
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        """Unsupported: in stream-json mode Qwen Code 0.15.10 passes no answers to its
+        ``ask_user_question`` tool (it only forwards ``updatedInput`` as the tool's arguments)."""
+        raise UnsupportedOperation(self.agent_id, "answer_question")
+
+    async def set_permission_mode(self, mode: str) -> None:
+        await super().set_permission_mode(approval_mode(mode))

@@ -1,0 +1,48 @@
+"""``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
+
+See :mod:`corral.testing.recorder` for the file layout. ``--all`` records every scenario the agent's
+capabilities allow. Exit codes: 0 recorded · 1 the run failed · 2 bad usage · 4 unknown agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from ._common import console, err_console
+
+_OUT_OPTION = typer.Option(
+    Path("tests/fixtures/transcripts"), "--out", help="Fixture root directory."
+)
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("record")
+    def record(
+        agent: str = typer.Argument(..., help="Adapter id (claude-code, qwen)."),
+        scenario: str = typer.Argument(..., help="Scenario name, or 'all'."),
+        out: Path = _OUT_OPTION,
+        binary: str | None = typer.Option(
+            None, "--binary", help="CLI executable (default: the pinned one)."
+        ),
+    ) -> None:
+        """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
+        from ..testing.agent_scenarios import SCENARIOS
+        from ..testing.recorder import record as record_one
+        from .run import adapter_class
+
+        cls = adapter_class(agent)
+        names = list(SCENARIOS) if scenario == "all" else [scenario]
+        for name in names:
+            missing = (
+                [c for c in SCENARIOS[name].requires if not getattr(cls, f"cap_{c}")]
+                if name in SCENARIOS
+                else []
+            )
+            if missing:
+                err_console.print(f"skip {name}: {agent} lacks {', '.join(missing)}")
+                continue
+            path = asyncio.run(record_one(cls, name, out, binary=binary))
+            console.print(f"recorded {path}")

@@ -1,0 +1,220 @@
+"""``corral run AGENT PROMPT``: one prompt, its events streamed, the outcome as the exit code.
+
+Exit codes: 0 the turn ended normally · 1 it failed (or the agent died) · 2 bad usage ·
+4 unknown agent · 130 cancelled (Ctrl-C interrupts the turn; a second Ctrl-C kills the agent).
+
+Approvals: ``--yes`` allows everything; otherwise a terminal is asked, and without a terminal every
+request is denied (a question gets no answer and is denied too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import signal
+import sys
+import uuid
+from pathlib import Path
+
+import typer
+from rich.prompt import Prompt
+
+from ..adapters.base import Attachment, BaseAdapter, construct
+from ..errors import ConfigError
+from ..events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    EndReason,
+    QuestionAsked,
+    Sequencer,
+    SessionEnded,
+    StopReason,
+    TurnCompleted,
+)
+from ._common import JSON_OPTION, err_console
+from ._run_render import HumanRenderer, JsonRenderer
+
+
+def adapter_class(agent: str) -> type[BaseAdapter]:
+    """The adapter class for ``agent``, found the way the session manager finds it."""
+    from ..sessions._resolve import AdapterResolver
+
+    return AdapterResolver()(agent)
+
+
+def load_images(paths: list[Path]) -> list[Attachment]:
+    attachments = []
+    for path in paths:
+        if not path.is_file():
+            raise ConfigError(f"no such image file: {path}")
+        media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if not media_type.startswith("image/"):
+            raise ConfigError(f"{path} is not an image ({media_type})")
+        attachments.append(Attachment(path=str(path), media_type=media_type, name=path.name))
+    return attachments
+
+
+_CWD_OPTION = typer.Option(None, "--cwd", help="Working directory (default: here).")
+_IMAGE_OPTION = typer.Option([], "--image", help="Attach an image file (repeatable).")
+
+
+def register(root: typer.Typer) -> None:
+    @root.command("run")
+    def run(
+        agent: str = typer.Argument(..., help="Adapter id: claude-code (claude) or qwen."),
+        prompt: str = typer.Argument(..., help="The prompt to send."),
+        model: str | None = typer.Option(None, "--model", "-m", help="Model name for the agent."),
+        cwd: Path | None = _CWD_OPTION,
+        resume: str | None = typer.Option(None, "--resume", help="Continue this agent session id."),
+        image: list[Path] = _IMAGE_OPTION,
+        permission_mode: str | None = typer.Option(
+            None,
+            "--permission-mode",
+            help="The agent's permission mode (e.g. default, acceptEdits, plan).",
+        ),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Allow every approval request."),
+        binary: str | None = typer.Option(
+            None, "--binary", hidden=True, help="Agent executable to run."
+        ),
+        json_out: bool = JSON_OPTION,
+    ) -> None:
+        """Send one prompt to an agent and stream its normalized events."""
+        cls = adapter_class(agent)
+        attachments = load_images(image)
+        workdir = str((cwd or Path.cwd()).resolve())
+        session_ids: list[str] = []
+        offered: dict[str, object] = {
+            "cwd": workdir,
+            "model": model,
+            "resume_session_id": resume,
+            "on_session_id": session_ids.append,
+        }
+        if binary:
+            offered["binary"] = binary
+        adapter = construct(cls, **offered)
+        if permission_mode is not None:
+            if not hasattr(adapter, "permission_mode"):
+                raise ConfigError(f"{agent} takes no permission mode")
+            adapter.permission_mode = permission_mode
+        code = asyncio.run(
+            run_once(
+                adapter,
+                prompt,
+                attachments,
+                json_out=json_out,
+                allow_all=yes,
+                interactive=sys.stdin.isatty(),
+            )
+        )
+        if session_ids and not json_out:
+            err_console.print(
+                f"[dim]session {session_ids[-1]} · continue with --resume {session_ids[-1]}[/]"
+            )
+        raise typer.Exit(code)
+
+
+async def run_once(
+    adapter: BaseAdapter,
+    prompt: str,
+    attachments: list[Attachment],
+    *,
+    json_out: bool,
+    allow_all: bool,
+    interactive: bool,
+) -> int:
+    """Run one prompt to its end; returns the exit code."""
+    renderer: JsonRenderer | HumanRenderer = JsonRenderer() if json_out else HumanRenderer()
+    sequencer = Sequencer(str(uuid.uuid4()), adapter.agent_id)
+    loop = asyncio.get_running_loop()
+    interrupts = 0
+    signal_tasks: set[asyncio.Task[None]] = set()
+
+    def on_sigint() -> None:
+        nonlocal interrupts
+        interrupts += 1
+        action = (
+            adapter.interrupt() if interrupts == 1 and adapter.cap_interrupt else adapter.stop()
+        )
+        task = loop.create_task(action)
+        signal_tasks.add(task)
+        task.add_done_callback(signal_tasks.discard)
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    outcome: StopReason | None = None
+    ended: SessionEnded | None = None
+    try:
+        await adapter.start(sequencer.session_id)
+        await adapter.send(prompt, attachments)
+        async for event in adapter.stream():
+            renderer.show(sequencer.wrap(event))
+            if isinstance(event, ApprovalRequested):
+                await _approve(
+                    adapter, event, allow_all=allow_all, interactive=interactive and not json_out
+                )
+            elif isinstance(event, QuestionAsked):
+                await _answer(
+                    adapter, event, allow_all=allow_all, interactive=interactive and not json_out
+                )
+            elif isinstance(event, TurnCompleted) and outcome is None:
+                outcome = event.stop_reason
+                await adapter.stop()
+            elif isinstance(event, SessionEnded):
+                ended = event
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await adapter.stop()
+    if outcome is StopReason.CANCELLED or interrupts:
+        return 130
+    if outcome is StopReason.END_TURN and (ended is None or ended.reason is not EndReason.FAILED):
+        return 0
+    return 1
+
+
+async def _approve(
+    adapter: BaseAdapter, event: ApprovalRequested, *, allow_all: bool, interactive: bool
+) -> None:
+    if allow_all:
+        decision = ApprovalDecision.ALLOW
+    elif interactive:
+        choice = await asyncio.to_thread(
+            Prompt.ask,
+            f"Allow {event.title or event.tool_name}? [y]es / [a]lways / [n]o",
+            choices=["y", "a", "n"],
+            default="n",
+            console=err_console,
+        )
+        decision = {"y": ApprovalDecision.ALLOW, "a": ApprovalDecision.ALLOW_ALWAYS}.get(
+            choice, ApprovalDecision.DENY
+        )
+    else:
+        decision = ApprovalDecision.DENY
+    message = (
+        None
+        if decision is not ApprovalDecision.DENY
+        else "Denied by corral run (no terminal to ask; use --yes)."
+    )
+    if decision is ApprovalDecision.DENY and interactive:
+        message = "The user denied this action."
+    await adapter.respond_approval(event.request_id, decision, message=message)
+
+
+async def _answer(
+    adapter: BaseAdapter, event: QuestionAsked, *, allow_all: bool, interactive: bool
+) -> None:
+    if not interactive and not allow_all:
+        await adapter.respond_approval(
+            event.request_id, ApprovalDecision.DENY, message="No one is at a terminal to answer."
+        )
+        return
+    answers: dict[str, str] = {}
+    for question in event.questions:
+        if interactive:
+            answers[question.question] = await asyncio.to_thread(
+                Prompt.ask,
+                question.question,
+                choices=list(question.options) or None,
+                console=err_console,
+            )
+        else:
+            answers[question.question] = question.options[0] if question.options else "yes"
+    await adapter.answer_question(event.request_id, answers)
