@@ -7,17 +7,38 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
 from .base import Attachment
 
 PERMISSION_FLAG = "--corral-permission="
-PERMISSION_MODES = ("ask", "allow", "deny")
+
+
+def _rules(*rules: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"permission": p, "pattern": "*", "action": a} for p, a in rules]
+
+
+# OpenCode applies the last matching rule, so the catch-all comes first.
+PERMISSION_MODES: dict[str, list[dict[str, str]]] = {
+    "ask": _rules(("*", "ask")),
+    "allow": _rules(("*", "allow")),
+    "deny": _rules(("*", "deny")),
+    # Claude Code's vocabulary, which corral run and the shared recorder scenarios speak:
+    "default": _rules(("*", "ask")),
+    "acceptEdits": _rules(("*", "ask"), ("edit", "allow")),
+    "bypassPermissions": _rules(("*", "allow")),
+    "plan": _rules(("*", "allow"), ("edit", "deny"), ("bash", "deny")),
+}
+"""corral permission mode → the session's ``permission`` ruleset."""
 
 
 def permission_ruleset(mode: str) -> list[dict[str, str]]:
-    """The session ruleset for a corral permission mode: one rule, every tool, every pattern."""
-    if mode not in PERMISSION_MODES:
-        raise ValueError(f"permission mode must be one of {', '.join(PERMISSION_MODES)}")
-    return [{"permission": "*", "pattern": "*", "action": mode}]
+    """The session ruleset for a permission mode (see ``PERMISSION_MODES``)."""
+    try:
+        return [dict(rule) for rule in PERMISSION_MODES[mode]]
+    except KeyError:
+        raise ConfigError(
+            f"permission mode {mode!r} is not one of {', '.join(PERMISSION_MODES)}"
+        ) from None
 
 
 def split_permission_flag(args: Sequence[str]) -> tuple[list[str], str | None]:

@@ -135,6 +135,7 @@ class OpenCodeServer:
         stage = 0
         while True:
             if self._proc is not None and self._proc.returncode is not None:
+                await self._finish_drain()
                 raise ServerStartTimeout(
                     self.url,
                     time.monotonic() - started,
@@ -187,14 +188,19 @@ class OpenCodeServer:
                 await proc.wait()
         else:
             self._signal(signal.SIGKILL)
-        if self._drain is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._drain), 1.0)
-            except (TimeoutError, Exception):
-                self._drain.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await self._drain
+        await self._finish_drain()
         return proc.returncode
+
+    async def _finish_drain(self) -> None:
+        """Read what the process printed last (bounded: a grandchild may hold the pipe open)."""
+        if self._drain is None or self._drain.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(self._drain), 1.0)
+        except (TimeoutError, Exception):
+            self._drain.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._drain
 
     def _signal(self, sig: signal.Signals) -> None:
         proc = self._proc

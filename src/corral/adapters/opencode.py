@@ -7,7 +7,8 @@ while a turn runs is queued by OpenCode and answered in the same busy period (ve
 1.18.33), so ``cap_input_during_turn`` holds; ``interrupt()`` is ``POST /session/{id}/abort``.
 
 Approvals: the session is created with a permission ruleset when ``permission_mode`` is set
-(``ask`` / ``allow`` / ``deny``); ``extra_args`` may carry ``--corral-permission=MODE`` for callers
+(``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
+``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``); ``extra_args`` may carry ``--corral-permission=MODE`` for callers
 that can only pass argv (the conformance suite). It is removed before ``opencode serve`` runs.
 
 Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
@@ -45,7 +46,7 @@ from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts, split_permission_flag
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
-from .base import Attachment, BaseAdapter
+from .base import Attachment, BaseAdapter, find_binary
 
 Tap = Callable[[str, bytes], None]
 
@@ -93,7 +94,7 @@ class OpenCodeAdapter(BaseAdapter):
         args, flag_mode = split_permission_flag(extra_args)
         self.cwd = str(Path(cwd or os.getcwd()).resolve())
         self.model = model
-        self.binary = binary or "opencode"
+        self.binary = find_binary(binary, "opencode")
         self.resume_session_id = resume_session_id
         self.on_session_id = on_session_id
         self.effort = effort

@@ -34,7 +34,7 @@ from ..events import (
     Usage,
 )
 from ..protocols.pi_rpc import PiRpcParser
-from .base import Attachment, BaseAdapter
+from .base import Attachment, BaseAdapter, find_binary
 
 Tap = Callable[[str, bytes], None]
 
@@ -103,10 +103,15 @@ class PiAdapter(BaseAdapter):
         extra_args: Sequence[str] = (),
         tap: Tap | None = None,
         base_env: dict[str, str] | None = None,
+        permission_mode: str | None = None,
     ) -> None:
+        # ``permission_mode`` is accepted (shared scenario runners pass one) and has no effect:
+        # pi runs every tool. It is deliberately not an attribute, so ``corral run
+        # --permission-mode`` reports that pi takes none.
+        del permission_mode
         self.cwd = str(Path(cwd or os.getcwd()).resolve())
         self.model = model
-        self.binary = binary or "pi"
+        self.binary = find_binary(binary, "pi")
         self.resume_session_id = resume_session_id
         self.on_session_id = on_session_id
         self.effort = effort

@@ -24,7 +24,7 @@ from corral.adapters.opencode import (
     prompt_parts,
     split_permission_flag,
 )
-from corral.errors import ServerStartTimeout, SessionError
+from corral.errors import ConfigError, ServerStartTimeout, SessionError
 
 # Listens on the --port it is given, never accepts: every request hangs, like a stalled server.
 SILENT_SERVER = """\
@@ -190,8 +190,13 @@ async def test_sse_client_reconnects_with_last_event_id() -> None:
 
 def test_permission_rulesets_and_flag() -> None:
     assert permission_ruleset("ask") == [{"permission": "*", "pattern": "*", "action": "ask"}]
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError):
         permission_ruleset("sometimes")
+    assert permission_ruleset("acceptEdits")[-1] == {
+        "permission": "edit",
+        "pattern": "*",
+        "action": "allow",
+    }
     rest, mode = split_permission_flag(["--pure", "--corral-permission=ask"])
     assert rest == ["--pure"] and mode == "ask"
 
