@@ -322,6 +322,13 @@ class PiAdapter(BaseAdapter):
             raise ValueError(f"thinking level must be one of {', '.join(THINKING_LEVELS)}")
         await self.command({"type": "set_thinking_level", "level": level})
 
+    async def compact(self, instructions: str | None = None) -> dict[str, Any]:
+        """Compact the conversation now (``compact``); returns pi's summary data."""
+        command: dict[str, Any] = {"type": "compact"}
+        if instructions:
+            command["customInstructions"] = instructions
+        return await self.command(command, timeout=120)
+
     async def get_state(self) -> dict[str, Any]:
         return await self.command({"type": "get_state"})
 

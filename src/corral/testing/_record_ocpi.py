@@ -126,6 +126,14 @@ async def _during(adapter: BaseAdapter) -> None:
     await _turn(adapter, events)
 
 
+async def _fail_then_compact(adapter: BaseAdapter) -> None:
+    events = adapter.stream()
+    await adapter.send("Say hello.")
+    await _turn(adapter, events)
+    # pi schedules its own retry after the failed run; a compaction cancels it.
+    await adapter.compact()  # type: ignore[attr-defined]
+
+
 _SLOW = {"text": "Once upon a time " * 20, "chunks": 20, "chunk_delay": 0.2}
 
 
@@ -161,6 +169,11 @@ SCENARIOS: dict[str, RecScenario] = {
         "a shell command with output",
         _script(_tool("shell", command="printf 'one\\ntwo\\n'")),
         _simple("Run a command."),
+    ),
+    "tool-error": RecScenario(
+        "a read of a missing file fails",
+        _script(_tool("read", path="missing.txt")),
+        _simple("Read missing.txt."),
     ),
     "approval-allow": RecScenario(
         "a permission request answered once",
@@ -246,6 +259,12 @@ SCENARIOS: dict[str, RecScenario] = {
             }
         ),
         _simple("Say hello."),
+    ),
+    "retry-compact": RecScenario(
+        "every request fails (500); pi's scheduled retry is cancelled by a manual compaction",
+        _script(default={"error": {"kind": "server", "message": "scripted outage"}}),
+        _fail_then_compact,
+        agents=("pi",),
     ),
     "error": RecScenario(
         "the provider rejects the request (400)",

@@ -49,6 +49,7 @@ FIXTURES_USED = [
         "image",
         "error",
         "rate-limit",
+        "tool-error",
     )
 ]
 
@@ -104,6 +105,14 @@ def test_shell_command_output_and_exit_code() -> None:
     assert start.kind is ToolKind.COMMAND
     (done,) = of(events, ToolCallCompleted)
     assert done.result.output == "one\ntwo\n" and done.result.exit_code == 0
+
+
+def test_tool_error_is_a_failed_call_not_a_denial() -> None:
+    events = run("tool-error")
+    (failed,) = of(events, ToolCallFailed)
+    assert failed.kind is ToolKind.READ and not failed.denied
+    assert "File not found" in failed.error
+    assert of(events, TurnCompleted)[0].stop_reason is StopReason.END_TURN
 
 
 def test_approval_allow_once() -> None:

@@ -42,6 +42,8 @@ FIXTURES_USED = [
         "image",
         "error",
         "rate-limit",
+        "retry-compact",
+        "tool-error",
     )
 ]
 
@@ -166,27 +168,28 @@ def test_failed_command_and_unknown_lines() -> None:
     assert isinstance(parser.feed([1, 2])[0], UnknownEvent)
 
 
-def test_retry_compaction_and_tool_errors() -> None:
-    parser = PiRpcParser()
-    (retry,) = parser.feed(
-        {"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "errorMessage": "429"}
-    )
-    assert isinstance(retry, StatusChanged) and retry.status == "retry"
-    (gave_up,) = parser.feed({"type": "auto_retry_end", "success": False, "finalError": "429"})
-    assert isinstance(gave_up, Warning)
-    (compacting,) = parser.feed({"type": "compaction_start", "reason": "threshold"})
-    assert isinstance(compacting, StatusChanged) and compacting.status == "compacting"
-    parser.feed({"type": "tool_execution_start", "toolCallId": "t", "toolName": "read", "args": {}})
-    (failed,) = parser.feed(
-        {
-            "type": "tool_execution_end",
-            "toolCallId": "t",
-            "toolName": "read",
-            "result": {"content": [{"type": "text", "text": "no such file"}]},
-            "isError": True,
-        }
-    )
-    assert isinstance(failed, ToolCallFailed) and failed.error == "no such file"
+def test_failed_run_then_scheduled_retry_then_compaction() -> None:
+    # pi ends the failed run first, then schedules its own retry (after agent_end); the manual
+    # compaction we sent cancels that retry.
+    events = run("retry-compact")
+    (end,) = of(events, TurnCompleted)
+    assert end.stop_reason is StopReason.ERROR and "scripted outage" in (end.error or "")
+    statuses = [(s.status, s.message) for s in of(events, StatusChanged)]
+    assert ("retry", "retry 1/3: 500 scripted outage") in statuses
+    assert ("compacting", "manual") in statuses and ("compacted", None) in statuses
+    (warning,) = of(events, Warning)
+    assert warning.code == "retry" and warning.message == "Retry cancelled"
+    assert events.index(end) < events.index(warning)
+
+
+def test_tool_error_is_a_failed_call() -> None:
+    events = run("tool-error")
+    (start,) = of(events, ToolCallStarted)
+    assert start.kind is ToolKind.READ
+    (failed,) = of(events, ToolCallFailed)
+    assert failed.call_id == start.call_id and not failed.denied
+    assert "ENOENT" in failed.error and failed.result is not None and failed.result.is_error
+    assert of(events, TurnCompleted)[0].stop_reason is StopReason.END_TURN
 
 
 def test_exit_during_a_turn_ends_it_with_an_error() -> None:
