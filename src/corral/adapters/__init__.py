@@ -17,6 +17,10 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "qwen": "corral.adapters.qwen:QwenAdapter",
     "codex": "corral.adapters.codex:CodexAdapter",
     "codex-exec": "corral.adapters.codex:CodexExecAdapter",
+    "gemini": "corral.adapters.gemini:GeminiAdapter",
+    "qwen-acp": "corral.adapters.qwen_acp:QwenAcpAdapter",
+    "opencode-acp": "corral.adapters.opencode_acp:OpenCodeAcpAdapter",
+    "hermes": "corral.adapters.hermes:HermesAdapter",
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
 

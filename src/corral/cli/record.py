@@ -21,7 +21,7 @@ _OUT_OPTION = typer.Option(
 def register(root: typer.Typer) -> None:
     @root.command("record")
     def record(
-        agent: str = typer.Argument(..., help="Adapter id (claude-code, qwen)."),
+        agent: str = typer.Argument(..., help="Adapter id (claude-code, qwen, codex, gemini, …)."),
         scenario: str = typer.Argument(..., help="Scenario name, or 'all'."),
         out: Path = _OUT_OPTION,
         binary: str | None = typer.Option(
@@ -29,10 +29,17 @@ def register(root: typer.Typer) -> None:
         ),
     ) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
+        from ..adapters import canonical_id
         from ..testing.agent_scenarios import SCENARIOS
         from ..testing.recorder import record as record_one
         from .run import adapter_class
 
+        if canonical_id(agent) not in ("claude-code", "qwen"):
+            # Every other driver records through its conformance target with the transport tap.
+            from ..testing._record_targets import main as record_targets
+
+            argv = [agent, scenario, "--out", str(out)]
+            raise typer.Exit(record_targets(argv))
         cls = adapter_class(agent)
         names = list(SCENARIOS) if scenario == "all" else [scenario]
         for name in names:

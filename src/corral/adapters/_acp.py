@@ -1,0 +1,465 @@
+"""The shared ACP driver: one agent process, one ACP session, normalized events.
+
+An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_binary``,
+``acp_args``, ``model_flags``) and its capabilities; everything else is here:
+
+* spawn through :class:`corral._process.ProcessTransport` (line cap, stderr tail, and a ``tap``
+  that sees every raw line both ways — the recorder uses it) and talk JSON-RPC through
+  :class:`corral._process.JsonRpcClient`; request and response bodies are the SDK's schema types
+  (``acp.schema``) — see docs/decisions/009 for why not the SDK's connection;
+* ``initialize`` with the client capabilities corral serves (``fs`` confined to the project root,
+  ``terminal`` as corral-managed processes), ``authenticate`` when ``session/new`` says
+  ``auth_required``, then ``session/new`` — or ``session/load`` / ``session/resume`` for
+  ``resume_session_id`` (the load's history replay is not re-emitted as events);
+* prompts are queued and sent one at a time (ACP runs one turn per session); each
+  ``session/prompt`` response ends its turn with ``TurnCompleted``;
+* ``session/request_permission`` → ``ApprovalRequested``; :meth:`respond_approval` picks the
+  agent's option for the decision (or the explicit ``option_id``);
+* :meth:`interrupt` sends ``session/cancel`` and answers pending permission requests
+  ``cancelled``;
+* a broken peer — a line that is not JSON-RPC, a request for a method corral does not serve, the
+  process exiting — yields an ``Error`` event; an exit also ends the turn and the session
+  (``SessionEnded(failed)`` with the exit code and stderr tail).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, ClassVar
+
+from acp.schema import (
+    ClientCapabilities,
+    FileSystemCapabilities,
+    InitializeResponse,
+)
+
+from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
+from ..errors import (
+    JsonRpcError,
+    ProcessError,
+    SpawnError,
+    UnsupportedOperation,
+)
+from ..events import (
+    AgentInfo,
+    ApprovalDecision,
+    EndReason,
+    Error,
+    Event,
+    SessionEnded,
+    SessionStarted,
+    Usage,
+)
+from ..protocols.acp import AcpParser
+from ._acp_fs import ProjectFiles
+from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize, open_session
+from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
+from ._acp_permissions import CANCELLED, Permissions
+from ._acp_terminal import Terminals
+from .base import Attachment, BaseAdapter, SessionIdCallback
+
+_TURN_TIMEOUT = 3600.0
+_TERMINAL_METHODS = frozenset(
+    {
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
+    }
+)
+
+
+class AcpAdapter(BaseAdapter, abstract=True):
+    """Base of every ACP vendor adapter; see the module docstring."""
+
+    cli_binary: ClassVar[str | None]
+    acp_args: ClassVar[tuple[str, ...]] = ("--acp",)
+    model_flags: ClassVar[tuple[str, ...]] = ()
+    """Command-line flags that choose the model (first one used); empty: the agent's own
+    configuration picks it (``set_model()`` can change it in a running session)."""
+    auth_methods: ClassVar[tuple[str, ...]] = ()
+    """``authenticate`` method ids to try, in order, when the agent says auth is required."""
+    default_env: ClassVar[dict[str, str]] = {}
+    """Environment the vendor needs under ACP; the caller's ``env`` wins over it."""
+    serve_fs_read: ClassVar[bool] = True
+    serve_fs_write: ClassVar[bool] = True
+    serve_terminal: ClassVar[bool] = True
+    start_timeout: ClassVar[float] = 90.0
+
+    def __init__(
+        self,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        binary: str | None = None,
+        resume_session_id: str | None = None,
+        on_session_id: SessionIdCallback | None = None,
+        env: dict[str, str] | None = None,
+        extra_args: Sequence[str] | None = None,
+        tap: Tap | None = None,
+    ) -> None:
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        self.model = model
+        self.binary = binary or self.cli_binary or self.agent_id
+        self.resume_session_id = resume_session_id
+        self.on_session_id = on_session_id
+        self.env = dict(env or {})
+        self.extra_args = list(extra_args or [])
+        self.tap = tap
+        self.parser = AcpParser()
+        self.files = ProjectFiles(self.cwd)
+        self.terminals: Terminals | None = None
+        self.session_id: str | None = None
+        self.init: InitializeResponse | None = None
+        self.init_raw: dict[str, Any] = {}
+        self.session_raw: dict[str, Any] = {}
+        self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._prompts: asyncio.Queue[tuple[list[dict[str, Any]], Callable[[], None] | None]] = (
+            asyncio.Queue()
+        )
+        self._client: JsonRpcClient | None = None
+        self._transport: ProcessTransport | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.permissions = Permissions()
+        self._in_turn = False
+        self._replaying = False
+        self._stopping = False
+        self._ended = False
+        self._usage: dict[str, int] = {}
+
+    # ── launch ──
+    def build_launch(self) -> AcpLaunch:
+        return build_launch(
+            self.binary,
+            self.acp_args,
+            model=self.model,
+            model_flags=self.model_flags,
+            extra_args=self.extra_args,
+            env={**self.default_env, **self.env},
+        )
+
+    # ── the four coroutines ──
+    async def start(self, session_id: str) -> AgentInfo:
+        launch = self.build_launch()
+        environ = launch.environ()
+        self.terminals = Terminals(self.files, environ)
+        self._transport = ProcessTransport(launch.argv, env=environ, cwd=self.cwd, tap=self.tap)
+        await self._transport.start()
+        self._client = JsonRpcClient(
+            self._transport,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            on_other=self._on_other,
+            default_timeout=self.start_timeout,
+        )
+        self._client.start()
+        try:
+            await self._handshake()
+        except (ProcessError, JsonRpcError, TimeoutError) as exc:
+            await self._teardown()
+            raise SpawnError(launch.argv, f"ACP handshake failed: {exc}") from exc
+        except BaseException:
+            await self._teardown()
+            raise
+        self._tasks = [
+            asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
+            asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
+        ]
+        info = self.make_agent_info(
+            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
+            version=agent_field(self.init_raw, "version"),
+            model=self.model,
+            slash_commands=self.parser.commands,
+            agent_session_id=self.session_id,
+        )
+        self._emit(SessionStarted(agent=info, cwd=self.cwd, raw=self.session_raw or None))
+        return info
+
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        await self._prompts.put((self._blocks(text, attachments), None))
+
+    async def send_acknowledged(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] | None,
+        *,
+        ack: Callable[[], None],
+    ) -> None:
+        """ACP has no receipt before the turn ends: ``ack`` runs as ``session/prompt`` goes out."""
+        await self._prompts.put((self._blocks(text, attachments), ack))
+
+    def _blocks(self, text: str, attachments: Sequence[Attachment] | None) -> list[dict[str, Any]]:
+        caps = (self.init_raw.get("agentCapabilities") or {}).get("promptCapabilities") or {}
+        return prompt_blocks(
+            text,
+            attachments or (),
+            image=bool(caps.get("image")),
+            embedded_context=bool(caps.get("embeddedContext")),
+        )
+
+    async def stream(self) -> AsyncIterator[Event]:
+        if self._ended and self._events.empty():
+            return
+        while True:
+            event = await self._events.get()
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.permissions.cancel_all()
+        code = await self._teardown()
+        killed = self._transport is not None and self._transport.killed_by_us
+        self._end(
+            EndReason.KILLED if killed else EndReason.COMPLETED,
+            exit_code=code,
+            message="stopped",
+        )
+
+    # ── interaction ──
+    async def interrupt(self) -> None:
+        if self._client is None or self.session_id is None:
+            raise UnsupportedOperation(self.agent_id, "interrupt")
+        await self._client.notify("session/cancel", {"sessionId": self.session_id})
+        self.permissions.cancel_all()
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        self.permissions.answer(request_id, decision, option_id)
+
+    async def set_permission_mode(self, mode: str) -> None:
+        """``session/set_mode`` (ids from the session's ``modes``), else the ``mode`` config option."""
+        if not self.session_raw.get("modes") and self._config_option("mode"):
+            await self._session_request(
+                "session/set_config_option", {"configId": "mode", "value": mode}
+            )
+            return
+        await self._session_request("session/set_mode", {"modeId": mode})
+
+    async def set_model(self, model: str) -> None:
+        """The ``model`` config option when offered, else the unstable ``session/set_model``."""
+        if self._config_option("model"):
+            await self._session_request(
+                "session/set_config_option", {"configId": "model", "value": model}
+            )
+        else:
+            await self._session_request("session/set_model", {"modelId": model})
+        self.model = model
+
+    def _config_option(self, option_id: str) -> bool:
+        options = self.session_raw.get("configOptions") or []
+        return any(isinstance(o, dict) and o.get("id") == option_id for o in options)
+
+    async def _session_request(self, method: str, params: dict[str, Any]) -> Any:
+        if self._client is None or self.session_id is None:
+            raise UnsupportedOperation(self.agent_id, method)
+        try:
+            return await self._client.request(method, {"sessionId": self.session_id, **params})
+        except JsonRpcError as exc:
+            if exc.code == -32601:
+                raise UnsupportedOperation(self.agent_id, method) from exc
+            raise
+
+    # ── handshake ──
+    def client_capabilities(self) -> ClientCapabilities:
+        return ClientCapabilities(
+            fs=FileSystemCapabilities(
+                read_text_file=self.serve_fs_read, write_text_file=self.serve_fs_write
+            ),
+            terminal=self.serve_terminal,
+        )
+
+    async def _handshake(self) -> None:
+        assert self._client is not None
+        self.init_raw, self.init = await initialize(self._client, self.client_capabilities())
+
+        async def open_() -> None:
+            assert self._client is not None
+            self.session_id, self.session_raw = await open_session(
+                self._client,
+                self.init_raw,
+                cwd=self.cwd,
+                resume_session_id=self.resume_session_id,
+                agent_id=self.agent_id,
+                # The history replay may trail the response (gemini streams it afterwards); it
+                # is dropped until the first prompt goes out.
+                before_load=lambda: setattr(self, "_replaying", True),
+            )
+
+        try:
+            await open_()
+        except JsonRpcError as exc:
+            if exc.code != AUTH_REQUIRED or not await authenticate(
+                self._client, self.init_raw, self.auth_methods
+            ):
+                raise
+            await open_()
+        if self.session_id and self.on_session_id is not None:
+            self.on_session_id(self.session_id)
+        await self.after_session()
+
+    async def after_session(self) -> None:
+        """Hook for vendors: runs once the session is open (e.g. choose a model)."""
+
+    # ── turns ──
+    async def _prompt_loop(self) -> None:
+        assert self._client is not None
+        while True:
+            blocks, ack = await self._prompts.get()
+            self._in_turn = True
+            self._replaying = False
+            if ack is not None:
+                ack()
+            try:
+                result = await self._client.request(
+                    "session/prompt",
+                    {"sessionId": self.session_id, "prompt": blocks},
+                    timeout=_TURN_TIMEOUT,
+                )
+            except JsonRpcError as exc:
+                self._emit_all(
+                    self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data})
+                )
+            except ProcessError as exc:
+                self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
+                return
+            else:
+                self._emit_all(self.parser.prompt_result(result))
+            finally:
+                self._in_turn = False
+
+    async def _watch_exit(self) -> None:
+        assert self._client is not None and self._transport is not None
+        await self._client.eof.wait()
+        if self._stopping:
+            return
+        if self._in_turn:
+            # Let the prompt loop report the broken turn first.
+            with contextlib.suppress(TimeoutError, ProcessError):
+                await asyncio.wait_for(asyncio.shield(self._tasks[0]), 2.0)
+        code: int | None
+        try:
+            code = await self._transport.wait(5.0)
+        except TimeoutError:
+            code = await self._transport.kill()
+        tail = self._transport.stderr_tail[-2000:] or None
+        self._emit(
+            Error(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
+        )
+        self._end(
+            EndReason.FAILED, exit_code=code, message="the agent process exited", stderr_tail=tail
+        )
+
+    # ── incoming ──
+    def _on_notification(self, method: str, params: Any) -> None:
+        if method == "session/update":
+            events = self.parser.update(
+                (params or {}).get("update") if isinstance(params, dict) else None
+            )
+            if not self._replaying:
+                self._emit_all(events)
+            return
+        self._emit(
+            Error(
+                message=f"unexpected notification {method!r} from the agent",
+                code="unknown_method",
+                raw={"method": method, "params": params},
+            )
+        )
+
+    async def _on_request(self, method: str, params: Any) -> Any:
+        params = params if isinstance(params, dict) else {}
+        if method == "session/request_permission":
+            return {"outcome": await self._ask_permission(params)}
+        if method == "fs/read_text_file" and self.serve_fs_read:
+            return self.files.read(str(params.get("path")), params.get("line"), params.get("limit"))
+        if method == "fs/write_text_file" and self.serve_fs_write:
+            return self.files.write(str(params.get("path")), params.get("content"))
+        if method in _TERMINAL_METHODS and self.serve_terminal and self.terminals is not None:
+            return await self.terminals.handle(method, params)
+        self._emit(
+            Error(
+                message=f"the agent called {method!r}, which corral does not serve",
+                code="unknown_method",
+                raw={"method": method, "params": params},
+            )
+        )
+        return METHOD_NOT_FOUND
+
+    async def _ask_permission(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._stopping:
+            return dict(CANCELLED)
+        request_id, future = self.permissions.open(params)
+        self._emit_all(self.parser.permission(request_id, params))
+        try:
+            outcome = await future
+        finally:
+            self.permissions.close(request_id)
+        decision = None if outcome.get("outcome") == "selected" else ApprovalDecision.CANCEL
+        self._emit_all(self.parser.resolved(request_id, outcome, decision))
+        return outcome
+
+    def _on_other(self, line: bytes | OverlongLine) -> None:
+        if isinstance(line, OverlongLine):
+            text = f"an over-long line ({line.size} bytes) from the agent was dropped"
+            head = line.head.decode("utf-8", "replace")
+        else:
+            head = line.decode("utf-8", "replace")
+            if not head.strip():
+                return
+            text = "the agent wrote a line that is not JSON-RPC"
+        self._emit(Error(message=text, code="invalid_jsonrpc", raw={"line": head[:2000]}))
+
+    # ── emitting and ending ──
+    def _emit(self, event: Event) -> None:
+        if self._ended:
+            return
+        if isinstance(event, Usage):
+            for field in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"):
+                value = getattr(event, field)
+                if value:
+                    self._usage[field] = self._usage.get(field, 0) + value
+        self._events.put_nowait(event)
+
+    async def get_usage(self) -> dict[str, Any]:
+        """Tokens summed over the session's turns (as the agent reported them)."""
+        return dict(self._usage)
+
+    def _emit_all(self, events: list[Event]) -> None:
+        for event in events:
+            self._emit(event)
+
+    def _end(self, reason: EndReason, **fields: Any) -> None:
+        if self._ended:
+            return
+        if self._in_turn:
+            self._emit_all(self.parser.prompt_failed("the session ended during the turn"))
+        self._emit(SessionEnded(reason=reason, **fields))
+        self._ended = True
+
+    async def _teardown(self) -> int | None:
+        code: int | None = None
+        if self._client is not None:
+            code = await self._client.close(grace=3.0)
+        elif self._transport is not None:
+            code = await self._transport.kill()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.terminals is not None:
+            await self.terminals.close()
+        return code

@@ -1,0 +1,35 @@
+"""Gemini CLI over ACP: ``gemini --acp --skip-trust``.
+
+``--skip-trust`` keeps the CLI from asking whether the folder is trusted (an untrusted folder
+would run in a restricted mode). Offline configuration (API key, base URL, the settings file with
+``security.auth.selectedType``) comes from ``corral.redirect`` through ``env``; the model is a
+command-line flag (``--model``), which also skips the router call the default ``auto`` model
+makes before every turn.
+"""
+
+from __future__ import annotations
+
+from ._acp import AcpAdapter
+
+
+class GeminiAdapter(AcpAdapter):
+    agent_id = "gemini"
+    display_name = "Gemini CLI"
+    cli_binary = "gemini"
+    acp_args = ("--acp", "--skip-trust")
+    model_flags = ("--model", "-m")
+    auth_methods = ("gemini-api-key",)
+    serve_fs_read = False
+    """0.61.0 cannot create a file when reads go through ``fs/read_text_file``: it stringifies our
+    not-found error object ("[object Object]") and never sees ENOENT (docs/protocols/acp.md).
+    Reads stay local; writes still go through corral, confined to the project root."""
+
+    cap_images = True
+    cap_image_input = True
+    cap_permissions = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_terminal = True
+
+    provides_models = False
+    provides_usage = True

@@ -1,0 +1,27 @@
+"""Hermes Agent over ACP: ``hermes acp``.
+
+Hermes is installed from PyPI (``hermes-agent[acp]``) into its own virtualenv; the endpoint is
+``~/.hermes/config.yaml`` (``HERMES_HOME``) written by ``corral.redirect``. No model flag: the
+model is ``model.default`` in that file.
+"""
+
+from __future__ import annotations
+
+from ._acp import AcpAdapter
+
+
+class HermesAdapter(AcpAdapter):
+    agent_id = "hermes"
+    display_name = "Hermes Agent"
+    cli_binary = "hermes"
+    acp_args = ("acp",)
+
+    cap_images = True
+    cap_image_input = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_resume = True
+    cap_terminal = True
+
+    provides_models = False
+    provides_usage = True

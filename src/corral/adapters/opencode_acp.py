@@ -1,0 +1,35 @@
+"""OpenCode over ACP: ``opencode acp``.
+
+Agent id ``opencode-acp`` (the HTTP/SSE driver is ``opencode``). The provider and model come from
+``OPENCODE_CONFIG_CONTENT`` (``corral.redirect``); ``opencode acp`` takes no model flag.
+
+Over ACP the client is the approval surface, so edits, shell commands and fetches are set to
+``ask`` through ``OPENCODE_PERMISSION`` (opencode merges it over every config file); a caller that
+wants opencode's own configuration to decide passes ``OPENCODE_PERMISSION={}`` in ``env``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from ._acp import AcpAdapter
+
+
+class OpenCodeAcpAdapter(AcpAdapter):
+    agent_id = "opencode-acp"
+    display_name = "OpenCode (ACP)"
+    cli_binary = "opencode"
+    acp_args = ("acp",)
+    default_env: ClassVar[dict[str, str]] = {
+        "OPENCODE_PERMISSION": json.dumps({"edit": "ask", "bash": "ask", "webfetch": "ask"})
+    }
+
+    cap_permissions = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_resume = True
+    cap_terminal = True
+
+    provides_models = False
+    provides_usage = True

@@ -1,0 +1,31 @@
+"""Qwen Code over ACP: ``qwen --acp --auth-type openai``.
+
+Kept apart from the stream-json ``QwenAdapter`` (agent id ``qwen``): this one is ``qwen-acp``.
+The OpenAI-compatible endpoint (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``) and
+``--auth-type openai`` come from ``corral.redirect``; without ``--auth-type`` the ACP agent asks
+for an interactive login.
+"""
+
+from __future__ import annotations
+
+from ._acp import AcpAdapter
+
+
+class QwenAcpAdapter(AcpAdapter):
+    agent_id = "qwen-acp"
+    display_name = "Qwen Code (ACP)"
+    cli_binary = "qwen"
+    acp_args = ("--acp",)
+    model_flags = ("--model", "-m")
+    auth_methods = ("openai",)
+
+    cap_permissions = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_resume = True
+    cap_terminal = True
+    cap_images = True
+    cap_image_input = True
+
+    provides_models = False
+    provides_usage = True

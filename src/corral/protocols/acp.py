@@ -1,0 +1,657 @@
+"""Agent Client Protocol (ACP) traffic → normalized events. Synchronous, no I/O.
+
+One :class:`AcpParser` follows one ACP session. It reads what the *agent* sends:
+
+* ``session/update`` notifications (``{"method": "session/update", "params": {...}}``),
+* ``session/request_permission`` requests (``{"id": 7, "method": ..., "params": {...}}``),
+* responses to ``session/prompt`` (``{"id": 3, "result": {"stopReason": ...}}``), recognised
+  by the ids the parser saw going out through :meth:`AcpParser.sent`.
+
+The driver (``corral.adapters._acp``) owns the JSON-RPC plumbing and calls the same methods
+(:meth:`AcpParser.update`, :meth:`AcpParser.permission`, :meth:`AcpParser.prompt_result`)
+directly; a recorded transcript is replayed with :meth:`AcpParser.sent` and :meth:`AcpParser.feed`.
+
+Mapping (ACP v1, schema 1.19 as shipped in agent-client-protocol 0.12):
+
+=========================  ========================================================
+``agent_message_chunk``     ``TextDelta`` (``TextComplete`` when the message ends)
+``agent_thought_chunk``     ``ReasoningDelta`` (``ReasoningComplete`` likewise)
+``tool_call``               ``ToolCallStarted`` (+ ``FileDiff`` per diff content)
+``tool_call_update``        ``ToolCallUpdated``; ``completed`` → ``ToolCallCompleted``;
+                            ``failed`` → ``ToolCallFailed`` (``denied`` when we refused it)
+``plan``                    ``PlanUpdated``
+``available_commands_…``    ``StatusChanged(status="commands")``; names in ``commands``
+``current_mode_update``     ``StatusChanged(status="mode")``
+``usage_update``            ``StatusChanged(status="context")`` (context window, not tokens)
+prompt result ``usage``     ``Usage`` (also Gemini's ``_meta.quota`` and Qwen's chunk
+                            ``_meta.usage``)
+request_permission          ``ApprovalRequested`` with the agent's own option ids
+anything else               ``UnknownEvent`` (payload kept)
+=========================  ========================================================
+
+Every ``ToolCallStarted`` gets a terminal event: calls still open when the turn ends are closed
+then (denied → ``ToolCallFailed(denied=True)``, a normal end → ``ToolCallCompleted``, otherwise
+failed), marked ``raw={"closed_at_turn_end": …}``. An edit reported without diff content gets a
+``FileDiff`` derived from its ``rawInput`` (path and content). Vendor differences are listed in
+docs/protocols/acp.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from ..events import (
+    ApprovalDecision,
+    ApprovalOption,
+    ApprovalRequested,
+    ApprovalResolved,
+    Error,
+    Event,
+    FileDiff,
+    PlanEntry,
+    PlanUpdated,
+    ReasoningComplete,
+    ReasoningDelta,
+    StatusChanged,
+    StopReason,
+    TextComplete,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolCallUpdated,
+    ToolKind,
+    ToolResult,
+    TurnCompleted,
+    UnknownEvent,
+    Usage,
+)
+
+KIND_MAP: dict[str, ToolKind] = {
+    "read": ToolKind.READ,
+    "edit": ToolKind.EDIT,
+    "delete": ToolKind.EDIT,
+    "move": ToolKind.EDIT,
+    "search": ToolKind.SEARCH,
+    "execute": ToolKind.COMMAND,
+    "fetch": ToolKind.WEB,
+    "think": ToolKind.OTHER,
+    "switch_mode": ToolKind.OTHER,
+    "other": ToolKind.OTHER,
+}
+"""ACP ``ToolKind`` → corral ``ToolKind``."""
+
+OPTION_DECISIONS: dict[str, ApprovalDecision] = {
+    "allow_once": ApprovalDecision.ALLOW,
+    "allow_always": ApprovalDecision.ALLOW_ALWAYS,
+    "reject_once": ApprovalDecision.DENY,
+    "reject_always": ApprovalDecision.DENY,
+}
+"""ACP ``PermissionOptionKind`` → corral ``ApprovalDecision``."""
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": StopReason.END_TURN,
+    "max_tokens": StopReason.MAX_TOKENS,
+    "max_turn_requests": StopReason.MAX_TURNS,
+    "refusal": StopReason.REFUSAL,
+    "cancelled": StopReason.CANCELLED,
+}
+
+CLIENT_SERVICES = ("fs/", "terminal/")
+_COMMAND_KEYS = ("command", "cmd")
+_PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "abs_path", "filename")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text_of(block: Any) -> str | None:
+    """The text of a ContentBlock (``text`` blocks, and embedded text resources)."""
+    block = _dict(block)
+    if block.get("type") == "text" and isinstance(block.get("text"), str):
+        return str(block["text"])
+    resource = _dict(block.get("resource"))
+    if block.get("type") == "resource" and isinstance(resource.get("text"), str):
+        return str(resource["text"])
+    return None
+
+
+def _cmd(raw_input: Any) -> str | None:
+    raw = _dict(raw_input)
+    for key in _COMMAND_KEYS:
+        value = raw.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return " ".join(value)
+    return None
+
+
+def _file(update: dict[str, Any]) -> str | None:
+    for loc in update.get("locations") or ():
+        path = _dict(loc).get("path")
+        if isinstance(path, str):
+            return path
+    for item in update.get("content") or ():
+        if _dict(item).get("type") == "diff" and isinstance(_dict(item).get("path"), str):
+            return str(_dict(item)["path"])
+    raw = _dict(update.get("rawInput"))
+    for source in (raw, _dict(raw.get("arguments"))):  # Hermes nests the tool's arguments
+        for key in _PATH_KEYS:
+            if isinstance(source.get(key), str):
+                return str(source[key])
+    return None
+
+
+def unified_diff(path: str, old: str | None, new: str | None) -> str:
+    """A unified diff between two texts (``None`` is an absent file)."""
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        (new or "").splitlines(keepends=True),
+        fromfile="/dev/null" if old is None else f"a/{path.lstrip('/')}",
+        tofile=f"b/{path.lstrip('/')}",
+    )
+    return "".join(lines)
+
+
+class AcpParser:
+    """Follows one ACP session; see the module docstring. ``commands`` and ``mode`` track state."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+        self.mode: str | None = None
+        self._prompt_ids: set[Any] = set()
+        self._text: list[str] = []
+        self._text_id: str | None = None
+        self._thought: list[str] = []
+        self._thought_id: str | None = None
+        self._calls: dict[str, dict[str, Any]] = {}
+        self._open_calls: set[str] = set()
+        self._denied: set[str] = set()
+        self._permission_calls: dict[str, str] = {}
+        self._permission_options: dict[str, dict[str, ApprovalDecision]] = {}
+        self._pending_usage: dict[str, Any] = {}
+        self._diffs_seen: set[tuple[str, str, str | None, str | None]] = set()
+
+    # ── replay entry points ──
+    def sent(self, msg: Any) -> list[Event]:
+        """A message the client sent: remembers prompt ids; permission answers → ApprovalResolved."""
+        msg = _dict(msg)
+        if msg.get("method") == "session/prompt" and "id" in msg:
+            self._prompt_ids.add(msg["id"])
+            return []
+        if "id" in msg and "result" in msg and str(msg["id"]) in self._permission_calls:
+            outcome = _dict(_dict(msg["result"]).get("outcome"))
+            return self.resolved(str(msg["id"]), outcome, None)
+        return []
+
+    def feed(self, msg: Any) -> list[Event]:
+        """A message the agent sent (notification, request or response)."""
+        msg = _dict(msg)
+        method = msg.get("method")
+        if method == "session/update":
+            return self.update(_dict(msg.get("params")).get("update"))
+        if method == "session/request_permission" and "id" in msg:
+            return self.permission(str(msg["id"]), _dict(msg.get("params")))
+        if method is None and msg.get("id") in self._prompt_ids:
+            self._prompt_ids.discard(msg["id"])
+            if "error" in msg:
+                err = _dict(msg["error"])
+                return self.prompt_failed(str(err.get("message") or "prompt failed"), msg)
+            return self.prompt_result(msg.get("result"))
+        if method is None or str(method).startswith(CLIENT_SERVICES):
+            # Responses to initialize, session/new…, and the fs/terminal services the driver
+            # answers itself carry no events.
+            return []
+        return [UnknownEvent(vendor_type=str(method), raw=msg)]
+
+    def finish(self) -> list[Event]:
+        """End of the transcript: close open text and reasoning."""
+        return self._flush()
+
+    # ── session/update ──
+    def update(self, update: Any) -> list[Event]:
+        upd = _dict(update)
+        kind = upd.get("sessionUpdate")
+        handler = _UPDATE_HANDLERS.get(str(kind))
+        if handler is None:
+            return [*self._flush(), UnknownEvent(vendor_type=str(kind), raw=update)]
+        return handler(self, upd)
+
+    def _message_chunk(self, upd: dict[str, Any]) -> list[Event]:
+        text = _text_of(upd.get("content"))
+        usage = _dict(_dict(upd.get("_meta")).get("usage"))
+        if usage:
+            # Qwen Code reports a turn's tokens on a last, empty chunk: ``_meta.usage``.
+            self._pending_usage = usage
+        if text is None:
+            return [UnknownEvent(vendor_type="agent_message_chunk", raw=upd)]
+        if not text:
+            return []
+        out = self._flush_thought()
+        msg_id = upd.get("messageId")
+        if self._text and msg_id is not None and msg_id != self._text_id:
+            out += self._flush_text()
+        self._text.append(text)
+        self._text_id = msg_id
+        out.append(TextDelta(text=text, message_id=msg_id, raw=upd))
+        return out
+
+    def _thought_chunk(self, upd: dict[str, Any]) -> list[Event]:
+        text = _text_of(upd.get("content"))
+        if text is None:
+            return [UnknownEvent(vendor_type="agent_thought_chunk", raw=upd)]
+        out = self._flush_text()
+        self._thought.append(text)
+        self._thought_id = upd.get("messageId")
+        out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
+        return out
+
+    def _flush_text(self) -> list[Event]:
+        if not self._text:
+            return []
+        text, self._text = "".join(self._text), []
+        return [TextComplete(text=text, message_id=self._text_id)]
+
+    def _flush_thought(self) -> list[Event]:
+        if not self._thought:
+            return []
+        text, self._thought = "".join(self._thought), []
+        return [ReasoningComplete(text=text, message_id=self._thought_id)]
+
+    def _flush(self) -> list[Event]:
+        return [*self._flush_thought(), *self._flush_text()]
+
+    def _tool_call(self, upd: dict[str, Any]) -> list[Event]:
+        out = self._flush()
+        call_id = str(upd.get("toolCallId", ""))
+        known = self._calls.setdefault(call_id, {})
+        known.update({k: v for k, v in upd.items() if v is not None})
+        if call_id in self._open_calls or known.get("_done"):
+            # A repeated tool_call for a known id (some agents re-announce): treat as an update.
+            return out + self._tool_update(upd)
+        self._open_calls.add(call_id)
+        acp_kind = str(known.get("kind") or "other")
+        out.append(
+            ToolCallStarted(
+                call_id=call_id,
+                name=str(known.get("title") or acp_kind),
+                kind=KIND_MAP.get(acp_kind, ToolKind.OTHER),
+                title=known.get("title"),
+                input=known.get("rawInput"),
+                file=_file(known),
+                cmd=_cmd(known.get("rawInput")),
+                raw=upd,
+            )
+        )
+        out += self._diffs(call_id, upd)
+        out += self._status(call_id, upd)
+        return out
+
+    def _tool_update(self, upd: dict[str, Any]) -> list[Event]:
+        out = self._flush()
+        call_id = str(upd.get("toolCallId", ""))
+        known = self._calls.setdefault(call_id, {})
+        known.update({k: v for k, v in upd.items() if v is not None and k != "sessionUpdate"})
+        if call_id not in self._open_calls and not known.get("_done"):
+            # An update for a call we never saw start (e.g. after session/load): start it now.
+            return out + self._tool_call({**known, "sessionUpdate": "tool_call"})
+        texts = [
+            t for t in (_text_of(_dict(c).get("content")) for c in upd.get("content") or ()) if t
+        ]
+        status = upd.get("status")
+        if status not in ("completed", "failed") or texts or upd.get("rawInput") is not None:
+            out.append(
+                ToolCallUpdated(
+                    call_id=call_id,
+                    input=upd.get("rawInput"),
+                    output_delta="".join(texts) or None,
+                    status=status,
+                    title=upd.get("title"),
+                    file=_file(upd),
+                    cmd=_cmd(upd.get("rawInput")),
+                    raw=upd,
+                )
+            )
+        out += self._diffs(call_id, upd)
+        out += self._status(call_id, upd)
+        return out
+
+    def _status(self, call_id: str, upd: dict[str, Any]) -> list[Event]:
+        status = upd.get("status")
+        if status not in ("completed", "failed") or call_id not in self._open_calls:
+            return []
+        known = self._calls[call_id]
+        self._open_calls.discard(call_id)
+        known["_done"] = True
+        output = _output(known)
+        kind = KIND_MAP.get(str(known.get("kind") or "other"), ToolKind.OTHER)
+        name = str(known.get("title") or known.get("kind") or "tool")
+        if status == "completed":
+            return [
+                *self._synthetic_diff(call_id, known),
+                ToolCallCompleted(
+                    call_id=call_id,
+                    name=name,
+                    kind=kind,
+                    result=ToolResult(output=output, structured=known.get("rawOutput")),
+                    raw=upd,
+                ),
+            ]
+        denied = call_id in self._denied
+        return [
+            ToolCallFailed(
+                call_id=call_id,
+                error=output or ("permission denied" if denied else "tool call failed"),
+                denied=denied,
+                name=name,
+                kind=kind,
+                result=ToolResult(output=output, structured=known.get("rawOutput"), is_error=True),
+                raw=upd,
+            )
+        ]
+
+    def _diffs(self, call_id: str, upd: dict[str, Any]) -> list[Event]:
+        out: list[Event] = []
+        for item in upd.get("content") or ():
+            item = _dict(item)
+            if item.get("type") != "diff" or not isinstance(item.get("path"), str):
+                continue
+            path, old, new = item["path"], item.get("oldText"), item.get("newText")
+            key = (call_id, path, old, new)
+            if key in self._diffs_seen:
+                continue
+            self._diffs_seen.add(key)
+            out.append(
+                FileDiff(
+                    path=path,
+                    diff=unified_diff(path, old, new),
+                    old_text=old,
+                    new_text=new,
+                    call_id=call_id,
+                    raw=item,
+                )
+            )
+        return out
+
+    def _plan(self, upd: dict[str, Any]) -> list[Event]:
+        entries = tuple(
+            PlanEntry(
+                content=str(_dict(e).get("content", "")),
+                status=str(_dict(e).get("status") or "pending"),
+                priority=_dict(e).get("priority"),
+            )
+            for e in upd.get("entries") or ()
+        )
+        return [*self._flush(), PlanUpdated(entries=entries, raw=upd)]
+
+    def _commands(self, upd: dict[str, Any]) -> list[Event]:
+        names = [
+            "/" + str(_dict(c).get("name", "")).lstrip("/")
+            for c in upd.get("availableCommands") or ()
+            if _dict(c).get("name")
+        ]
+        self.commands = names
+        return [StatusChanged(status="commands", message=" ".join(names), raw=upd)]
+
+    def _mode(self, upd: dict[str, Any]) -> list[Event]:
+        self.mode = upd.get("currentModeId") or upd.get("modeId")
+        return [StatusChanged(status="mode", message=self.mode, raw=upd)]
+
+    def _context(self, upd: dict[str, Any]) -> list[Event]:
+        used, size = upd.get("used"), upd.get("size")
+        return [StatusChanged(status="context", message=f"{used}/{size} tokens", raw=upd)]
+
+    def _info(self, upd: dict[str, Any]) -> list[Event]:
+        return [StatusChanged(status="session_info", message=upd.get("title"), raw=upd)]
+
+    def _user_chunk(self, upd: dict[str, Any]) -> list[Event]:
+        return [UnknownEvent(vendor_type="user_message_chunk", raw=upd)]
+
+    # ── permissions ──
+    def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
+        """A ``session/request_permission`` request → ``ApprovalRequested``."""
+        call = _dict(params.get("toolCall"))
+        call_id = str(call.get("toolCallId") or "")
+        if call_id not in self._calls:
+            # Hermes asks about an edit under an id of its own ("edit-approval-1") while the
+            # write it guards is open under another: tie the request to that call.
+            call_id = self._guess_call(call) or call_id
+        known = {**self._calls.get(call_id, {}), **{k: v for k, v in call.items() if v is not None}}
+        self._permission_calls[request_id] = call_id
+        options = tuple(
+            ApprovalOption(
+                id=str(o.get("optionId")),
+                label=str(o.get("name") or o.get("optionId")),
+                decision=OPTION_DECISIONS.get(str(o.get("kind")), ApprovalDecision.DENY),
+            )
+            for o in map(_dict, params.get("options") or ())
+            if o.get("optionId") is not None
+        )
+        self._permission_options[request_id] = {o.id: o.decision for o in options}
+        acp_kind = str(known.get("kind") or "other")
+        out = self._flush()
+        if call_id and call_id not in self._open_calls and not known.get("_done"):
+            # Some agents (gemini) ask before they ever announce the call: announce it here.
+            out += self._tool_call({**known, "sessionUpdate": "tool_call", "toolCallId": call_id})
+        out += self._diffs(call_id, call)
+        return [
+            *out,
+            ApprovalRequested(
+                request_id=request_id,
+                tool_name=str(known.get("title") or acp_kind),
+                kind=KIND_MAP.get(acp_kind, ToolKind.OTHER),
+                title=known.get("title"),
+                input=known.get("rawInput"),
+                call_id=call_id or None,
+                file=_file(known),
+                cmd=_cmd(known.get("rawInput")),
+                options=options,
+                raw=params,
+            ),
+        ]
+
+    def _guess_call(self, call: dict[str, Any]) -> str:
+        """The open call on the same file (of the same kind), if exactly that is asked about."""
+        path = _file(call)
+        if path is None:
+            return ""
+        open_calls = [c for c in self._calls if c in self._open_calls]
+        for candidate in reversed(open_calls):
+            known = self._calls[candidate]
+            if _file(known) == path and known.get("kind") == call.get("kind"):
+                return candidate
+        return ""
+
+    def resolved(
+        self, request_id: str, outcome: dict[str, Any], decision: ApprovalDecision | None
+    ) -> list[Event]:
+        """The client answered a permission request with ``outcome`` (ACP shape)."""
+        option_id = outcome.get("optionId")
+        offered = self._permission_options.pop(request_id, {})
+        if decision is None:
+            decision = ApprovalDecision.CANCEL
+            if outcome.get("outcome") == "selected":
+                decision = offered.get(str(option_id), ApprovalDecision.DENY)
+        call_id = self._permission_calls.pop(request_id, "")
+        if decision in (ApprovalDecision.DENY, ApprovalDecision.CANCEL) and call_id:
+            self._denied.add(call_id)
+        return [
+            ApprovalResolved(
+                request_id=request_id,
+                decision=decision,
+                option_id=option_id if isinstance(option_id, str) else None,
+                raw={"outcome": outcome},
+            )
+        ]
+
+    # ── end of a turn ──
+    def prompt_result(self, result: Any) -> list[Event]:
+        """The ``session/prompt`` response: usage (if any), then ``TurnCompleted``."""
+        res = _dict(result)
+        reason = STOP_REASONS.get(str(res.get("stopReason")), StopReason.END_TURN)
+        out = [*self._flush(), *self._close_open(reason)]
+        usage = _dict(res.get("usage")) or _meta_usage(res) or self._pending_usage
+        self._pending_usage = {}
+        if usage:
+            out.append(
+                Usage(
+                    input_tokens=usage.get("inputTokens"),
+                    output_tokens=usage.get("outputTokens"),
+                    cache_read_tokens=usage.get("cachedReadTokens"),
+                    cache_write_tokens=usage.get("cachedWriteTokens"),
+                    reasoning_tokens=usage.get("thoughtTokens"),
+                    raw=usage,
+                )
+            )
+        out.append(TurnCompleted(stop_reason=reason, raw=result))
+        return out
+
+    def prompt_failed(self, message: str, raw: Any = None) -> list[Event]:
+        """The ``session/prompt`` request failed: an ``Error`` and an errored ``TurnCompleted``."""
+        return [
+            *self._flush(),
+            *self._close_open(StopReason.ERROR),
+            Error(message=message, code="prompt_failed", raw=raw),
+            TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
+        ]
+
+    def prompt_cancelled(self, raw: Any = None) -> list[Event]:
+        return [
+            *self._flush(),
+            *self._close_open(StopReason.CANCELLED),
+            TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw),
+        ]
+
+    def _close_open(self, reason: StopReason) -> list[Event]:
+        """Calls still open when the turn ends get their terminal event here, once.
+
+        A call we refused is ``ToolCallFailed(denied=True)``; in a turn that ended normally the
+        call is over and is ``ToolCallCompleted`` (Hermes never reports approved edits as done);
+        otherwise it failed with the turn. ``raw`` says the driver closed it.
+        """
+        out: list[Event] = []
+        for call_id in [c for c in self._calls if c in self._open_calls]:
+            self._open_calls.discard(call_id)
+            known = self._calls[call_id]
+            known["_done"] = True
+            name = str(known.get("title") or known.get("kind") or "tool")
+            kind = KIND_MAP.get(str(known.get("kind") or "other"), ToolKind.OTHER)
+            marker = {"closed_at_turn_end": reason.value}
+            if call_id in self._denied:
+                out.append(
+                    ToolCallFailed(
+                        call_id=call_id,
+                        error="permission denied",
+                        denied=True,
+                        name=name,
+                        kind=kind,
+                        raw=marker,
+                    )
+                )
+            elif reason is StopReason.END_TURN:
+                out += self._synthetic_diff(call_id, known)
+                out.append(
+                    ToolCallCompleted(
+                        call_id=call_id,
+                        name=name,
+                        kind=kind,
+                        result=ToolResult(output=_output(known)),
+                        raw=marker,
+                    )
+                )
+            else:
+                out.append(
+                    ToolCallFailed(
+                        call_id=call_id,
+                        error=f"turn {reason.value}",
+                        name=name,
+                        kind=kind,
+                        raw=marker,
+                    )
+                )
+        return out
+
+    def _synthetic_diff(self, call_id: str, known: dict[str, Any]) -> list[Event]:
+        """An edit the agent reported without diff content (OpenCode ``write``): diff from input."""
+        if known.get("kind") != "edit" or any(k[0] == call_id for k in self._diffs_seen):
+            return []
+        raw_input = _dict(known.get("rawInput"))
+        args = _dict(raw_input.get("arguments")) or raw_input
+        path = _file({"rawInput": args})
+        content = args.get("content")
+        if path is None or not isinstance(content, str):
+            return []
+        metadata = _dict(_dict(known.get("rawOutput")).get("metadata"))
+        created = metadata.get("exists") is False
+        self._diffs_seen.add((call_id, path, None, content))
+        return [
+            FileDiff(
+                path=path,
+                diff=unified_diff(path, None, content) if created else None,
+                new_text=content,
+                call_id=call_id,
+                raw={"synthesized_from": "rawInput"},
+            )
+        ]
+
+
+def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
+    """Gemini CLI reports tokens outside the schema: ``_meta.quota.token_count``."""
+    counts = _dict(_dict(_dict(result.get("_meta")).get("quota")).get("token_count"))
+    if not counts:
+        return {}
+    return {"inputTokens": counts.get("input_tokens"), "outputTokens": counts.get("output_tokens")}
+
+
+def _output(known: dict[str, Any]) -> str:
+    texts = [
+        t for t in (_text_of(_dict(c).get("content")) for c in known.get("content") or ()) if t
+    ]
+    if texts:
+        return "\n".join(texts)
+    raw = known.get("rawOutput")
+    if isinstance(raw, str):
+        return raw
+    raw = _dict(raw)
+    for key in ("output", "stdout", "content", "result"):
+        if isinstance(raw.get(key), str):
+            return str(raw[key])
+    return ""
+
+
+_UPDATE_HANDLERS = {
+    "agent_message_chunk": AcpParser._message_chunk,
+    "agent_thought_chunk": AcpParser._thought_chunk,
+    "user_message_chunk": AcpParser._user_chunk,
+    "tool_call": AcpParser._tool_call,
+    "tool_call_update": AcpParser._tool_update,
+    "plan": AcpParser._plan,
+    "available_commands_update": AcpParser._commands,
+    "current_mode_update": AcpParser._mode,
+    "usage_update": AcpParser._context,
+    "session_info_update": AcpParser._info,
+}
+
+
+def replay(entries: Any) -> list[Event]:
+    """Events of a recorded transcript: ``{"dir": "in"|"out"|"exit", "line"|"text"|"code"}``.
+
+    Each agent process gets a fresh parser (JSON-RPC ids restart); lines that are not JSON are
+    skipped here (the driver reports them as ``Error`` events).
+    """
+    events: list[Event] = []
+    parser = AcpParser()
+    for entry in entries:
+        entry = _dict(entry)
+        direction = entry.get("dir")
+        if direction == "exit":
+            events += parser.finish()
+            parser = AcpParser()
+        elif direction == "in" and "line" in entry:
+            events += parser.sent(entry["line"])
+        elif direction == "out" and "line" in entry:
+            events += parser.feed(entry["line"])
+    return events + parser.finish()

@@ -1,0 +1,55 @@
+"""Shared by the ACP agents' conformance tests: run chosen scenarios on one pinned CLI.
+
+Each module shares one scripted model server (``acp_server``) across its tests. A run must have
+no FAIL, every capability the adapter declares must have its scenario PASS, and every scenario
+the target lists as unsupported must come back UNSUPPORTED (with the target's reason).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from corral import agents
+from corral.testing.conformance import run_conformance
+from corral.testing.conformance._runner import declared
+from corral.testing.conformance._scenarios import SCENARIOS
+from corral.testing.conformance._targets import SPECS, build_target
+from corral.testing.conformance._types import Outcome, ScenarioResult
+
+
+def require(agent: str) -> None:
+    pin = SPECS[agent].redirect
+    if agents.locate(pin) is None:
+        reason = f"{pin} is not installed (run `corral agents install {pin}`)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true: {reason}", pytrace=False)
+        pytest.skip(reason)
+
+
+async def check(agent: str, scenarios: list[str], server: object) -> list[ScenarioResult]:
+    require(agent)
+    target = build_target(SPECS[agent])
+    results = await run_conformance([target], scenarios, server=server)
+    table = "\n".join(
+        f"  {r.scenario:18s} {r.outcome.value:12s} {r.seconds:5.1f}s {r.reason or ''}"
+        for r in results
+    )
+    failed = [r for r in results if r.outcome is Outcome.FAIL]
+    assert not failed, f"{agent} conformance failures:\n{table}"
+    for result in results:
+        scenario = SCENARIOS[result.scenario]
+        if declared(target, scenario):
+            assert result.outcome is Outcome.PASS, (
+                f"{agent} declares {scenario.capability}:\n{table}"
+            )
+        if result.scenario in target.unsupported:
+            assert result.outcome is Outcome.UNSUPPORTED, table
+    return results
+
+
+def declared_scenarios(agent: str) -> list[str]:
+    """The scenarios whose capability the adapter declares (they must all be run)."""
+    target = build_target(SPECS[agent])
+    return [name for name, s in SCENARIOS.items() if declared(target, s)]

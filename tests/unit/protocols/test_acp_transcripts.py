@@ -1,0 +1,180 @@
+"""The ACP parser on recorded traffic of the real CLIs (``tests/fixtures/transcripts/<agent>/…``).
+
+Fixtures are recorded by ``corral record AGENT SCENARIO`` and never written
+by hand. Every fixture of the ACP agents is replayed here; one whose scenario has no check fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corral.events import (
+    ApprovalDecision,
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    FileDiff,
+    StopReason,
+    TextComplete,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolKind,
+    TurnCompleted,
+    UnknownEvent,
+    Usage,
+)
+from corral.protocols.acp import replay
+
+ROOT = Path(__file__).parents[2] / "fixtures" / "transcripts"
+AGENTS = ("gemini", "qwen-acp", "opencode-acp", "hermes")
+HELLO = "Hello from the scripted model."
+FIXTURES_USED = [
+    "gemini/0.61.0/approval-allow.jsonl",
+    "gemini/0.61.0/approval-deny.jsonl",
+    "gemini/0.61.0/cancel-mid-turn.jsonl",
+    "gemini/0.61.0/image-input.jsonl",
+    "gemini/0.61.0/text.jsonl",
+    "gemini/0.61.0/tool-write.jsonl",
+    "hermes/0.19.0/cancel-mid-turn.jsonl",
+    "hermes/0.19.0/resume-after-exit.jsonl",
+    "hermes/0.19.0/text.jsonl",
+    "hermes/0.19.0/tool-write.jsonl",
+    "opencode-acp/1.18.33/approval-deny.jsonl",
+    "opencode-acp/1.18.33/resume-after-exit.jsonl",
+    "opencode-acp/1.18.33/text.jsonl",
+    "opencode-acp/1.18.33/tool-write.jsonl",
+    "qwen-acp/0.15.10/approval-deny.jsonl",
+    "qwen-acp/0.15.10/cancel-mid-turn.jsonl",
+    "qwen-acp/0.15.10/resume-after-exit.jsonl",
+    "qwen-acp/0.15.10/text.jsonl",
+    "qwen-acp/0.15.10/tool-write.jsonl",
+]
+"""Declared for the fixture-usage meta-test; must equal what is on disk (checked below)."""
+FIXTURES = sorted(p for agent in AGENTS for p in (ROOT / agent).glob("*/*.jsonl"))
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def of(events: list[Event], cls: type) -> list[Any]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def ends(events: list[Event]) -> list[StopReason]:
+    return [e.stop_reason for e in of(events, TurnCompleted)]
+
+
+def sent_methods(entries: list[dict[str, Any]]) -> list[str]:
+    return [e["line"].get("method") for e in entries if e["dir"] == "in" and "line" in e]
+
+
+def check_text(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    assert ends(events) == [StopReason.END_TURN]
+    assert "".join(e.text for e in of(events, TextDelta)) == HELLO
+    assert [e.text for e in of(events, TextComplete)] == [HELLO]
+
+
+def check_tool_write(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    assert ends(events) == [StopReason.END_TURN]
+    edits = [e for e in of(events, ToolCallStarted) if e.kind is ToolKind.EDIT]
+    assert edits, "no edit tool call"
+    done = {e.call_id for e in of(events, ToolCallCompleted)}
+    assert edits[0].call_id in done
+    diffs = [d for d in of(events, FileDiff) if d.path.endswith("hello.txt")]
+    assert diffs and diffs[0].new_text == "hi"
+
+
+def _approval(events: list[Event], decision: ApprovalDecision) -> ApprovalRequested:
+    asked = of(events, ApprovalRequested)
+    assert len(asked) == 1
+    request = asked[0]
+    assert request.options and all(o.id for o in request.options)
+    assert decision in {o.decision for o in request.options}
+    resolved = of(events, ApprovalResolved)
+    assert [r.decision for r in resolved] == [decision]
+    chosen = next(o for o in request.options if o.id == resolved[0].option_id)
+    assert chosen.decision is decision
+    return request
+
+
+def check_approval_allow(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    request = _approval(events, ApprovalDecision.ALLOW)
+    assert request.call_id in {e.call_id for e in of(events, ToolCallCompleted)}
+    assert ends(events) == [StopReason.END_TURN]
+
+
+def check_approval_deny(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    request = _approval(events, ApprovalDecision.DENY)
+    failed = [f for f in of(events, ToolCallFailed) if f.call_id == request.call_id]
+    assert failed and failed[0].denied
+    assert request.call_id not in {e.call_id for e in of(events, ToolCallCompleted)}
+
+
+def check_cancel(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    assert ends(events) == [StopReason.CANCELLED, StopReason.END_TURN]
+    assert "session/cancel" in sent_methods(entries)
+    assert of(events, TextComplete)[-1].text == HELLO
+
+
+def check_resume(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    assert [e["dir"] for e in entries].count("exit") == 2
+    methods = sent_methods(entries)
+    assert methods.count("session/new") == 1
+    assert "session/load" in methods or "session/resume" in methods
+    assert ends(events) == [StopReason.END_TURN, StopReason.END_TURN]
+
+
+def check_image(events: list[Event], entries: list[dict[str, Any]]) -> None:
+    prompts = [
+        e["line"]
+        for e in entries
+        if e["dir"] == "in" and e.get("line", {}).get("method") == "session/prompt"
+    ]
+    blocks = prompts[0]["params"]["prompt"]
+    assert [b["type"] for b in blocks] == ["text", "image"]
+    assert blocks[1]["mimeType"] == "image/png"
+    assert ends(events) == [StopReason.END_TURN]
+
+
+CHECKS: dict[str, Callable[[list[Event], list[dict[str, Any]]], None]] = {
+    "text": check_text,
+    "tool-write": check_tool_write,
+    "approval-allow": check_approval_allow,
+    "approval-deny": check_approval_deny,
+    "cancel-mid-turn": check_cancel,
+    "resume-after-exit": check_resume,
+    "image-input": check_image,
+}
+
+
+def test_fixtures_exist_for_every_acp_agent() -> None:
+    for agent in AGENTS:
+        assert list((ROOT / agent).glob("*/*.jsonl")), f"no recorded fixture for {agent}"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parts[-3]}/{p.stem}")
+def test_replay(path: Path) -> None:
+    meta = json.loads(path.with_suffix(".meta.json").read_text())
+    assert meta["scenario"] == path.stem and meta["version"] == path.parent.name
+    check = CHECKS.get(path.stem)
+    assert check is not None, f"fixture {path} has no check: every fixture must be used"
+    entries = load(path)
+    events = replay(entries)
+    check(events, entries)
+    # Each of the four reports tokens for every turn it finishes normally.
+    assert len(of(events, Usage)) >= ends(events).count(StopReason.END_TURN)
+    # Nothing the agent sends in these runs is unknown, except replayed user chunks on load.
+    unknown = {e.vendor_type for e in of(events, UnknownEvent)}
+    assert unknown <= {"user_message_chunk"}, unknown
+
+
+def test_declared_fixtures_match_the_recordings_on_disk() -> None:
+    assert sorted(str(p.relative_to(ROOT)) for p in FIXTURES) == FIXTURES_USED
