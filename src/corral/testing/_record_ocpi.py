@@ -6,7 +6,8 @@
 Each scenario runs the driver (with its tap on) against the scripted model server, an isolated
 HOME and a fresh git repository, and writes ``tests/fixtures/transcripts/<cli>/<version>/
 <scenario>.jsonl`` plus ``.meta.json`` (CLI, version, scenario and its model script, argv, date).
-The line format is the one ``corral record`` uses, so this folds into it later::
+Scenario names differ from the conformance scenarios that ``corral record`` records, so the two
+never overwrite each other's files. The line format is the one ``corral record`` uses::
 
     {"dir": "in",  "line": {...}}   pi: a command we wrote · opencode: one HTTP exchange we made
                                     ({"method", "path", "body", "status", "response"})
@@ -165,7 +166,7 @@ SCENARIOS: dict[str, RecScenario] = {
         _script(_tool("write_file", path="hello.txt", content="hi")),
         _simple("Create hello.txt containing hi."),
     ),
-    "tool-shell": RecScenario(
+    "shell-output": RecScenario(
         "a shell command with output",
         _script(_tool("shell", command="printf 'one\\ntwo\\n'")),
         _simple("Run a command."),
@@ -236,7 +237,7 @@ SCENARIOS: dict[str, RecScenario] = {
         _script({"match": {"turn": 1}, "times": 1, "reply": _SLOW}),
         _cancel,
     ),
-    "input-during-turn": RecScenario(
+    "prompt-during-turn": RecScenario(
         "a second prompt sent while the first streams",
         _script({"match": {"turn": 1}, "times": 1, "reply": {**_SLOW, "chunks": 12}}),
         _during,

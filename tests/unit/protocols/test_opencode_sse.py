@@ -37,7 +37,7 @@ FIXTURES_USED = [
     for name in (
         "text",
         "tool-write",
-        "tool-shell",
+        "shell-output",
         "approval-allow",
         "approval-deny",
         "question",
@@ -45,7 +45,7 @@ FIXTURES_USED = [
         "subagent",
         "thinking",
         "cancel",
-        "input-during-turn",
+        "prompt-during-turn",
         "image",
         "error",
         "rate-limit",
@@ -100,7 +100,7 @@ def test_write_tool_pending_running_completed_with_diff() -> None:
 
 
 def test_shell_command_output_and_exit_code() -> None:
-    events = run("tool-shell")
+    events = run("shell-output")
     (start,) = of(events, ToolCallStarted)
     assert start.kind is ToolKind.COMMAND
     (done,) = of(events, ToolCallCompleted)
@@ -192,9 +192,9 @@ def test_abort_ends_the_turn_cancelled() -> None:
 
 
 def test_prompt_during_a_turn_is_answered_in_the_same_busy_period() -> None:
-    prompts = [x for x in sent("input-during-turn") if x["path"].endswith("/prompt_async")]
+    prompts = [x for x in sent("prompt-during-turn") if x["path"].endswith("/prompt_async")]
     assert len(prompts) == 2 and all(p["status"] == 204 for p in prompts)
-    events = run("input-during-turn")
+    events = run("prompt-during-turn")
     texts = [e.text for e in of(events, TextComplete)]
     assert texts[-1] == "Hello from the scripted model." and len(texts) == 2
     assert len(of(events, TurnCompleted)) == 1
