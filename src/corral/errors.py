@@ -11,6 +11,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
     │   └── DetectionError         detect / probe / verify failed (.adapter_id, .step)
     ├── SpawnError                 a process could not be started (.argv)
+    │   └── ServerStartTimeout     an agent's server never answered (.url, .seconds, .stderr); also TimeoutError
     ├── ProcessError               a process failed (.exit_code, .stderr)
     ├── ProtocolError              bad bytes on the wire (.line)
     │   ├── JsonRpcError           a JSON-RPC peer answered with an error (.code, .data)
@@ -91,6 +92,25 @@ class SpawnError(CorralError):
     def __init__(self, argv: Sequence[str], message: str) -> None:
         super().__init__(f"could not start {argv[0] if argv else '?'}: {message}")
         self.argv = list(argv)
+
+
+class ServerStartTimeout(SpawnError, TimeoutError):
+    """An agent's HTTP server was started but did not answer before the deadline."""
+
+    def __init__(
+        self, url: str, seconds: float, last: str, tries: int = 0, stderr: str = ""
+    ) -> None:
+        CorralError.__init__(
+            self,
+            f"the agent server at {url} was not ready after {seconds:.1f}s "
+            f"({tries} probes; last: {last})",
+        )
+        self.argv: list[str] = []
+        self.url = url
+        self.seconds = seconds
+        self.last = last
+        self.tries = tries
+        self.stderr = stderr
 
 
 class ProcessError(CorralError):

@@ -26,7 +26,15 @@ def config(*, base_url: str, model: str, api_key: str) -> dict[str, object]:
                 "npm": "@ai-sdk/openai-compatible",
                 "name": "corral",
                 "options": {"baseURL": v1_url(base_url), "apiKey": api_key},
-                "models": {model: {"name": model, "tool_call": True}},
+                "models": {
+                    model: {
+                        "name": model,
+                        "tool_call": True,
+                        # Without these, OpenCode replaces image parts with an error text.
+                        "attachment": True,
+                        "modalities": {"input": ["text", "image"], "output": ["text"]},
+                    }
+                },
             }
         },
         "model": f"{PROVIDER_ID}/{model}",

@@ -28,7 +28,7 @@ def models_json(*, base_url: str, model: str, api_key: str) -> dict[str, object]
                         "id": model,
                         "name": model,
                         "reasoning": False,
-                        "input": ["text"],
+                        "input": ["text", "image"],
                         "contextWindow": 128000,
                         "maxTokens": 8000,
                     }

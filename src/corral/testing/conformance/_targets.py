@@ -123,8 +123,23 @@ SPECS: dict[str, TargetSpec] = {
             },
             turn_timeout=60.0,
         ),
-        TargetSpec("opencode", "corral.adapters.opencode:OpenCodeAdapter", "opencode"),
-        TargetSpec("pi", "corral.adapters.pi:PiAdapter", "pi"),
+        TargetSpec(
+            "opencode",
+            "corral.adapters.opencode:OpenCodeAdapter",
+            "opencode",
+            # The redirect config allows every tool; the session's own ruleset asks instead.
+            approval_init={"extra_args": ["--corral-permission=ask"]},
+        ),
+        TargetSpec(
+            "pi",
+            "corral.adapters.pi:PiAdapter",
+            "pi",
+            unsupported={
+                "approval-allow": "pi has no approval system (tools run directly)",
+                "approval-deny": "pi has no approval system (tools run directly)",
+                "question": "pi has no question tool",
+            },
+        ),
     ]
 }
 """Every built-in target. A driver fills in its own entry (approval_init, unsupported, timeout)."""

@@ -1,0 +1,433 @@
+"""OpenCode over its own HTTP server (agent id ``opencode``): ``opencode serve`` + ``/event`` SSE.
+
+One adapter owns one ``opencode serve`` process (free loopback port, generated password), one
+``/event`` subscription (reconnecting; see :mod:`corral._process._sse`) and one OpenCode session.
+Prompts go out with ``prompt_async`` and the turn ends when the session goes idle. A prompt sent
+while a turn runs is queued by OpenCode and answered in the same busy period (verified on
+1.18.33), so ``cap_input_during_turn`` holds; ``interrupt()`` is ``POST /session/{id}/abort``.
+
+Approvals: the session is created with a permission ruleset when ``permission_mode`` is set
+(``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
+``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``); ``extra_args`` may carry ``--corral-permission=MODE`` for callers
+that can only pass argv (the conformance suite). It is removed before ``opencode serve`` runs.
+
+Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
+``resume_session_id`` and the same HOME (OpenCode keeps sessions under the XDG data dir) reuses it.
+``corral attach`` opens OpenCode's TUI on the same server and session (see ``_opencode_attach``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .._process._sse import SseClient
+from ..errors import ProtocolError, SessionError, SpawnError
+from ..events import (
+    AgentInfo,
+    ApprovalDecision,
+    EndReason,
+    Error,
+    Event,
+    SessionEnded,
+    SessionStarted,
+    Usage,
+)
+from ..protocols._opencode_tools import REPLY_FOR
+from ..protocols.opencode_sse import OpenCodeSseParser
+from ._opencode_attach import AttachRecord, remove_record, write_record
+from ._opencode_request import permission_ruleset, prompt_parts, split_permission_flag
+from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from .base import Attachment, BaseAdapter, find_binary
+
+Tap = Callable[[str, bytes], None]
+
+READY_DEADLINE = 60.0
+REQUEST_TIMEOUT = 30.0
+
+
+class OpenCodeAdapter(BaseAdapter):
+    agent_id = "opencode"
+    display_name = "OpenCode"
+    cli_binary = "opencode"
+
+    cap_images = True
+    cap_image_input = True
+    cap_thinking = True
+    cap_permissions = True
+    cap_subagents = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_input_during_turn = True
+    cap_resume = True
+    cap_interact = True
+    cap_attached_terminal = True
+
+    provides_models = True
+    provides_usage = True
+
+    def __init__(
+        self,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        binary: str | None = None,
+        resume_session_id: str | None = None,
+        on_session_id: Callable[[str], None] | None = None,
+        effort: str | None = None,
+        env: dict[str, str] | None = None,
+        extra_args: Sequence[str] = (),
+        permission_mode: str | None = None,
+        tap: Tap | None = None,
+        base_env: dict[str, str] | None = None,
+        attach_root: Path | None = None,
+        ready_deadline: float = READY_DEADLINE,
+    ) -> None:
+        args, flag_mode = split_permission_flag(extra_args)
+        self.cwd = str(Path(cwd or os.getcwd()).resolve())
+        self.model = model
+        self.binary = find_binary(binary, "opencode")
+        self.resume_session_id = resume_session_id
+        self.on_session_id = on_session_id
+        self.effort = effort
+        self.env = dict(env or {})
+        self.extra_args = args
+        self.permission_mode = permission_mode or flag_mode
+        if self.permission_mode is not None:
+            permission_ruleset(self.permission_mode)  # validate early
+        self.tap = tap
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.attach_root = attach_root
+        self.ready_deadline = ready_deadline
+        self.parser = OpenCodeSseParser()
+        self.server: OpenCodeServer | None = None
+        self.version: str | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._sse: SseClient | None = None
+        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._connected = asyncio.Event()
+        self._model_ref: dict[str, str] | None = None
+        self._stopping = False
+        self._ended = False
+        self._attach_path: Path | None = None
+        self._corral_session_id = ""
+        self._usage: dict[str, float] = {}
+
+    # ── lifecycle ──
+    async def start(self, session_id: str) -> AgentInfo:
+        env = {**self.base_env, **self.env}
+        launch = build_serve_launch(
+            binary=self.binary,
+            port=free_port(),
+            password=new_password(),
+            env=env,
+            extra_args=self.extra_args,
+        )
+        self.server = OpenCodeServer(launch, cwd=self.cwd)
+        await self.server.start()
+        self._client = httpx.AsyncClient(auth=self.server.auth, timeout=REQUEST_TIMEOUT)
+        try:
+            self.version = await self.server.wait_ready(
+                self._client, directory=self.cwd, deadline=self.ready_deadline
+            )
+            await self._subscribe()
+            await self._open_session()
+            self._model_ref = await self._resolve_model(self.model)
+        except BaseException:
+            await self._teardown()
+            raise
+        self._tasks.append(asyncio.create_task(self._watch_server(), name="opencode-watch"))
+        sid = self.parser.session_id
+        assert sid is not None
+        if self.on_session_id is not None:
+            self.on_session_id(sid)
+        self._corral_session_id = session_id
+        self._write_attach_record()
+        info = self.make_agent_info(
+            version=self.version or None, model=self.model, agent_session_id=sid
+        )
+        self._queue.put_nowait(SessionStarted(agent=info, cwd=self.cwd))
+        return info
+
+    async def _subscribe(self) -> None:
+        assert self.server is not None and self._client is not None
+        self._sse = SseClient(
+            self._client,
+            self.server.url + "/event",
+            params={"directory": self.cwd},
+            on_connect=self._on_connect,
+        )
+        self._tasks.append(asyncio.create_task(self._pump(self._sse), name="opencode-sse"))
+        try:
+            await asyncio.wait_for(self._connected.wait(), 30)
+        except TimeoutError:
+            raise SpawnError(
+                self.server.launch.argv, "the /event stream did not connect within 30s"
+            ) from None
+
+    async def _on_connect(self) -> None:
+        if self._connected.is_set():
+            # A reconnect: whatever happened meanwhile is lost, so re-read the session status.
+            with contextlib.suppress(httpx.HTTPError, SessionError, ProtocolError):
+                await self._request("GET", "/session/status")
+        self._connected.set()
+
+    async def _pump(self, sse: SseClient) -> None:
+        async for msg in sse:
+            if self.tap is not None:
+                self.tap("out", msg.data.encode())
+            try:
+                obj = json.loads(msg.data)
+            except ValueError:
+                self._emit([Error(message="undecodable /event data", raw=msg.data)])
+                continue
+            try:
+                events = self.parser.feed(obj)
+            except Exception as exc:  # a parser bug must not stall the session
+                events = [Error(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+            self._emit(events)
+
+    async def _open_session(self) -> None:
+        if self.resume_session_id:
+            await self._request("GET", f"/session/{self.resume_session_id}")
+            if self.permission_mode is not None:
+                await self.set_permission_mode(self.permission_mode)
+            return
+        body: dict[str, Any] = {"title": "corral session"}
+        if self.permission_mode is not None:
+            body["permission"] = permission_ruleset(self.permission_mode)
+        await self._request("POST", "/session", body)
+
+    async def _resolve_model(self, model: str | None) -> dict[str, str] | None:
+        if not model:
+            return None
+        if "/" in model:
+            provider, _, model_id = model.partition("/")
+            return {"providerID": provider, "modelID": model_id}
+        providers = await self._request("GET", "/config/providers")
+        for provider in (
+            (providers or {}).get("providers", []) if isinstance(providers, dict) else []
+        ):
+            if isinstance(provider, dict) and model in (provider.get("models") or {}):
+                return {"providerID": str(provider.get("id")), "modelID": model}
+        return None
+
+    async def _watch_server(self) -> None:
+        assert self.server is not None
+        code = await self.server.wait()
+        if self.tap is not None:
+            self.tap("exit", str(code).encode())
+        if self._stopping:
+            return
+        self._emit(self.parser.finish())
+        self._end(EndReason.FAILED, code, "opencode serve exited", self.server.stderr_tail)
+
+    # ── the turn ──
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        sid = self._sid()
+        body: dict[str, Any] = {"parts": prompt_parts(text, attachments or ())}
+        if self._model_ref is not None:
+            body["model"] = self._model_ref
+        if self.effort:
+            body["variant"] = self.effort
+        await self._request("POST", f"/session/{sid}/prompt_async", body)
+
+    async def stream(self) -> AsyncIterator[Event]:
+        while True:
+            event = await self._queue.get()
+            if isinstance(event, Usage):
+                self._count_usage(event)
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+
+    async def interrupt(self) -> None:
+        await self._request("POST", f"/session/{self._sid()}/abort")
+
+    async def respond_approval(
+        self,
+        request_id: str,
+        decision: ApprovalDecision,
+        *,
+        option_id: str | None = None,
+        updated_input: Any = None,
+        message: str | None = None,
+    ) -> None:
+        reply = option_id if option_id in ("once", "always", "reject") else REPLY_FOR[decision]
+        body: dict[str, Any] = {"reply": reply}
+        if message:
+            body["message"] = message
+        await self._request("POST", f"/permission/{request_id}/reply", body)
+
+    async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
+        texts = self.parser.question_texts(request_id) or list(answers)
+        ordered = [[answers[q]] if q in answers else [] for q in texts]
+        await self._request("POST", f"/question/{request_id}/reply", {"answers": ordered})
+
+    async def set_model(self, model: str) -> None:
+        self._model_ref = await self._resolve_model(model)
+        self.model = model
+
+    async def set_permission_mode(self, mode: str) -> None:
+        ruleset = permission_ruleset(mode)
+        await self._request("PATCH", f"/session/{self._sid()}", {"permission": ruleset})
+        self.permission_mode = mode
+
+    async def fork(self, message_id: str | None = None) -> str:
+        """Fork the session (at ``message_id``, else whole) and continue on the fork."""
+        body = {"messageID": message_id} if message_id else {}
+        await self._request("POST", f"/session/{self._sid()}/fork", body)
+        sid = self._sid()
+        if self.on_session_id is not None:
+            self.on_session_id(sid)
+        self._write_attach_record()
+        return sid
+
+    def _write_attach_record(self) -> None:
+        """Tell ``corral attach`` where this session lives (rewritten when the session changes)."""
+        assert self.server is not None
+        self._attach_path = write_record(
+            AttachRecord(
+                session_id=self._corral_session_id,
+                agent_session_id=self._sid(),
+                url=self.server.url,
+                password=self.server.launch.password,
+                username=USERNAME,
+                cwd=self.cwd,
+                binary=self.binary,
+                pid=self.server.pid,
+            ),
+            self.attach_root,
+        )
+
+    async def list_models(self) -> list[str]:
+        providers = await self._request("GET", "/config/providers")
+        out: list[str] = []
+        for provider in (
+            (providers or {}).get("providers", []) if isinstance(providers, dict) else []
+        ):
+            if isinstance(provider, dict):
+                out += [f"{provider.get('id')}/{m}" for m in provider.get("models") or {}]
+        return out
+
+    async def get_usage(self) -> dict[str, Any]:
+        return dict(self._usage)
+
+    async def query_status(self) -> dict[str, Any]:
+        alive = self.server is not None and self.server.returncode is None
+        status: Any = None
+        if alive:
+            statuses = await self._request("GET", "/session/status")
+            status = (statuses or {}).get(self._sid()) if isinstance(statuses, dict) else None
+        return {
+            "alive": alive,
+            "busy": bool(status) and status.get("type") != "idle",
+            "status": (status or {}).get("type", "idle") if alive else "stopped",
+            "agent_session_id": self.parser.session_id,
+            "model": self.model,
+            "url": self.server.url if self.server else None,
+        }
+
+    def _count_usage(self, usage: Usage) -> None:
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+            value = getattr(usage, key)
+            if value:
+                self._usage[key] = self._usage.get(key, 0) + value
+        if usage.cost_usd:
+            self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + usage.cost_usd
+
+    async def stop(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        code = await self._teardown()
+        self._emit(self.parser.finish())
+        self._end(EndReason.COMPLETED, code, None, None)
+
+    async def _teardown(self) -> int | None:
+        self._stopping = True
+        remove_record(self._attach_path)
+        self._attach_path = None
+        if self._sse is not None:
+            self._sse.close()
+        code = await self.server.stop() if self.server is not None else None
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        if self._client is not None:
+            await self._client.aclose()
+        return code
+
+    # ── plumbing ──
+    def _sid(self) -> str:
+        sid = self.parser.session_id
+        if sid is None:
+            raise SessionError("the OpenCode session is not open")
+        return sid
+
+    def _emit(self, events: list[Event]) -> None:
+        for event in events:
+            if not self._ended:
+                self._queue.put_nowait(event)
+
+    def _end(
+        self, reason: EndReason, code: int | None, message: str | None, tail: str | None
+    ) -> None:
+        if self._ended:
+            return
+        self._queue.put_nowait(
+            SessionEnded(reason=reason, exit_code=code, message=message, stderr_tail=tail)
+        )
+        self._ended = True
+
+    async def _request(self, method: str, path: str, body: Any = None) -> Any:
+        """One HTTP call to the server, recorded (tap) and shown to the parser."""
+        if self._client is None or self.server is None:
+            raise SessionError("the OpenCode server is not running")
+        started = time.monotonic()
+        try:
+            resp = await asyncio.wait_for(
+                self._client.request(
+                    method,
+                    self.server.url + path,
+                    params={"directory": self.cwd},
+                    json=body if body is not None else None,
+                ),
+                REQUEST_TIMEOUT + 5,
+            )
+        except (httpx.HTTPError, TimeoutError) as exc:
+            raise SessionError(
+                f"{method} {path} failed after {time.monotonic() - started:.1f}s: {exc!r}"
+            ) from exc
+        try:
+            payload = resp.json() if resp.content else None
+        except ValueError:
+            payload = resp.text
+        exchange = {
+            "method": method,
+            "path": path,
+            "body": body,
+            "status": resp.status_code,
+            "response": payload,
+        }
+        if self.tap is not None:
+            self.tap("in", json.dumps(exchange).encode())
+        self._emit(self.parser.feed_sent(exchange))
+        if resp.status_code >= 400:
+            raise SessionError(f"{method} {path}: HTTP {resp.status_code}: {str(payload)[:500]}")
+        return payload
+
+
+__all__ = ["OpenCodeAdapter", "permission_ruleset", "prompt_parts"]

@@ -1,0 +1,368 @@
+"""Pi over its RPC mode (agent id ``pi``): ``pi --mode rpc``, one JSON object per LF-ended line.
+
+Commands carry an ``id``; the matching ``response`` resolves the caller's await. Events flow
+through :class:`~corral.protocols.pi_rpc.PiRpcParser`. A message sent while a turn streams goes
+out as ``prompt`` with ``streamingBehavior: "steer"`` (delivered after the current model round
+trip, inside the same agent run); :meth:`PiAdapter.follow_up` queues one for after the run.
+Pi has no approval system and no question tool: ``cap_permissions`` and ``cap_interact`` are off.
+
+Resume: the session *file* (from ``get_state``) goes to ``on_session_id``; ``resume_session_id``
+(a file path or a session id) becomes ``--session``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._process import OverlongLine, ProcessTransport
+from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from ..events import (
+    AgentInfo,
+    EndReason,
+    Error,
+    Event,
+    SessionEnded,
+    SessionStarted,
+    Usage,
+)
+from ..protocols.pi_rpc import PiRpcParser
+from .base import Attachment, BaseAdapter, find_binary
+
+Tap = Callable[[str, bytes], None]
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+COMMAND_TIMEOUT = 30.0
+_DIALOGS = frozenset({"select", "confirm", "input", "editor"})
+
+
+def build_pi_argv(
+    *,
+    binary: str,
+    model: str | None = None,
+    effort: str | None = None,
+    resume: str | None = None,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    """argv of ``pi --mode rpc``; ``extra_args`` win (a ``--model`` there is not repeated)."""
+    argv = [binary, "--mode", "rpc"]
+    if model and "--model" not in extra_args:
+        argv += ["--model", model]
+    if effort and "--thinking" not in extra_args:
+        argv += ["--thinking", effort]
+    if resume:
+        argv += ["--session", resume]
+    return argv + list(extra_args)
+
+
+def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
+    return [
+        {
+            "type": "image",
+            "data": base64.b64encode(att.read_bytes()).decode(),
+            "mimeType": att.media_type,
+        }
+        for att in attachments
+        if att.is_image
+    ]
+
+
+class PiAdapter(BaseAdapter):
+    agent_id = "pi"
+    display_name = "Pi"
+    cli_binary = "pi"
+
+    cap_images = True
+    cap_image_input = True
+    cap_thinking = True
+    cap_interrupt = True
+    cap_cancel = True
+    cap_input_during_turn = True
+    cap_resume = True
+
+    provides_models = True
+    provides_usage = True
+
+    def __init__(
+        self,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        binary: str | None = None,
+        resume_session_id: str | None = None,
+        on_session_id: Callable[[str], None] | None = None,
+        effort: str | None = None,
+        env: dict[str, str] | None = None,
+        extra_args: Sequence[str] = (),
+        tap: Tap | None = None,
+        base_env: dict[str, str] | None = None,
+        permission_mode: str | None = None,
+    ) -> None:
+        # ``permission_mode`` is accepted (shared scenario runners pass one) and has no effect:
+        # pi runs every tool. It is deliberately not an attribute, so ``corral run
+        # --permission-mode`` reports that pi takes none.
+        del permission_mode
+        self.cwd = str(Path(cwd or os.getcwd()).resolve())
+        self.model = model
+        self.binary = find_binary(binary, "pi")
+        self.resume_session_id = resume_session_id
+        self.on_session_id = on_session_id
+        self.effort = effort
+        self.env = {**(os.environ if base_env is None else base_env), **(env or {})}
+        self.extra_args = list(extra_args)
+        self.tap = tap
+        self.parser = PiRpcParser()
+        self.transport: ProcessTransport | None = None
+        self._queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+        self._reader: asyncio.Task[None] | None = None
+        self._agent_started = asyncio.Event()
+        self._stopping = False
+        self._ended = False
+        self._usage: dict[str, float] = {}
+
+    # ── lifecycle ──
+    async def start(self, session_id: str) -> AgentInfo:
+        argv = build_pi_argv(
+            binary=self.binary,
+            model=self.model,
+            effort=self.effort,
+            resume=self.resume_session_id,
+            extra_args=self.extra_args,
+        )
+        self.transport = ProcessTransport(argv, env=self.env, cwd=self.cwd, tap=self.tap)
+        await self.transport.start()
+        self._reader = asyncio.create_task(self._read(), name="pi-rpc-reader")
+        try:
+            state = await self.command({"type": "get_state"}, timeout=60)
+        except BaseException:
+            await self.transport.kill()
+            raise
+        ident = self._report_session(state)
+        model = state.get("model") if isinstance(state.get("model"), dict) else {}
+        assert isinstance(model, dict)
+        info = self.make_agent_info(
+            model=str(model.get("id") or self.model or "") or None, agent_session_id=ident
+        )
+        self._queue.put_nowait(SessionStarted(agent=info, cwd=self.cwd))
+        return info
+
+    def _report_session(self, state: dict[str, Any]) -> str | None:
+        ident = state.get("sessionFile") or state.get("sessionId")
+        if isinstance(ident, str) and ident and self.on_session_id is not None:
+            self.on_session_id(ident)
+        return ident if isinstance(ident, str) else None
+
+    async def stop(self) -> None:
+        if self._stopping or self.transport is None:
+            return
+        self._stopping = True
+        await self.transport.close_stdin()
+        try:
+            code: int | None = await self.transport.wait(3.0)
+        except TimeoutError:
+            code = await self.transport.kill()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._reader, 3.0)
+        self._end(EndReason.COMPLETED, code, None)
+
+    # ── reading ──
+    async def _read(self) -> None:
+        assert self.transport is not None
+        async for line in self.transport.lines():
+            if isinstance(line, OverlongLine):
+                self._emit([Error(message=f"pi printed an overlong line ({line.size} bytes)")])
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                self._emit(
+                    [
+                        Error(
+                            message="pi printed a line that is not JSON",
+                            raw=line.decode("utf-8", "replace"),
+                        )
+                    ]
+                )
+                continue
+            if not isinstance(obj, dict):
+                continue
+            if obj.get("type") == "response" and obj.get("id") in self._pending:
+                fut = self._pending.pop(obj["id"])
+                if not fut.done():
+                    fut.set_result(obj)
+            if obj.get("type") == "agent_start":
+                self._agent_started.set()
+            elif obj.get("type") == "agent_end":
+                self._agent_started.clear()
+            if obj.get("type") == "extension_ui_request" and obj.get("method") in _DIALOGS:
+                # Nobody can answer an extension dialog here; cancel it rather than hang the turn.
+                await self._write(
+                    {"type": "extension_ui_response", "id": obj.get("id"), "cancelled": True}
+                )
+            try:
+                events = self.parser.feed(obj)
+            except Exception as exc:  # a parser bug must not stall the session
+                events = [Error(message=f"could not parse a pi line: {exc!r}", raw=obj)]
+            self._emit(events)
+        code = None
+        with contextlib.suppress(Exception):
+            code = await self.transport.wait(5.0)
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(ProcessError("pi exited", code, self.transport.stderr_tail))
+        self._pending.clear()
+        self._emit(self.parser.finish())
+        if self._stopping:
+            self._end(EndReason.COMPLETED, code, None)
+        else:
+            self._end(EndReason.FAILED, code, self.transport.stderr_tail)
+
+    def _emit(self, events: list[Event]) -> None:
+        for event in events:
+            if not self._ended:
+                self._queue.put_nowait(event)
+
+    def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
+        if not self._ended:
+            self._queue.put_nowait(SessionEnded(reason=reason, exit_code=code, stderr_tail=tail))
+            self._ended = True
+
+    async def stream(self) -> AsyncIterator[Event]:
+        while True:
+            event = await self._queue.get()
+            if isinstance(event, Usage):
+                for key in (
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_read_tokens",
+                    "cache_write_tokens",
+                ):
+                    value = getattr(event, key)
+                    if value:
+                        self._usage[key] = self._usage.get(key, 0) + value
+                if event.cost_usd:
+                    self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + event.cost_usd
+            yield event
+            if isinstance(event, SessionEnded):
+                return
+
+    # ── commands ──
+    async def _write(self, command: dict[str, Any]) -> None:
+        if self.transport is None:
+            raise SessionError("pi is not running")
+        self._emit(self.parser.feed_sent(command))
+        await self.transport.write_line(json.dumps(command, ensure_ascii=False).encode())
+
+    async def command(
+        self, command: dict[str, Any], *, timeout: float = COMMAND_TIMEOUT
+    ) -> dict[str, Any]:
+        """Send one RPC command and return its ``data``; a failed response raises."""
+        cid = f"corral-{next(self._ids)}"
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[cid] = fut
+        await self._write({**command, "id": cid})
+        try:
+            response = await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            self._pending.pop(cid, None)
+            raise RequestTimeout(str(command.get("type")), timeout) from None
+        if response.get("success") is False:
+            raise ProtocolError(
+                f"pi {command.get('type')}: {response.get('error')}", json.dumps(response)
+            )
+        data = response.get("data")
+        return data if isinstance(data, dict) else {}
+
+    async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        command: dict[str, Any] = {"type": "prompt", "message": text}
+        images = image_payload(attachments or ())
+        if images:
+            command["images"] = images
+        if self.parser.streaming:
+            # A steer sent before the run has started is lost by pi 0.73.1: wait for agent_start.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._agent_started.wait(), COMMAND_TIMEOUT)
+            if self.parser.streaming:
+                command["streamingBehavior"] = "steer"
+        await self.command(command)
+
+    async def follow_up(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
+        """Queue a message for when the current run ends (``streamingBehavior: followUp``)."""
+        command: dict[str, Any] = {"type": "prompt", "message": text}
+        if self.parser.streaming:
+            command["streamingBehavior"] = "followUp"
+        images = image_payload(attachments or ())
+        if images:
+            command["images"] = images
+        await self.command(command)
+
+    async def interrupt(self) -> None:
+        await self.command({"type": "abort"})
+
+    async def set_model(self, model: str) -> None:
+        provider, _, model_id = model.rpartition("/")
+        if not provider:
+            current = self.parser.state.get("model")
+            provider = str(current.get("provider")) if isinstance(current, dict) else ""
+        await self.command({"type": "set_model", "provider": provider, "modelId": model_id})
+        self.model = model
+
+    async def set_thinking_level(self, level: str) -> None:
+        if level not in THINKING_LEVELS:
+            raise ValueError(f"thinking level must be one of {', '.join(THINKING_LEVELS)}")
+        await self.command({"type": "set_thinking_level", "level": level})
+
+    async def compact(self, instructions: str | None = None) -> dict[str, Any]:
+        """Compact the conversation now (``compact``); returns pi's summary data."""
+        command: dict[str, Any] = {"type": "compact"}
+        if instructions:
+            command["customInstructions"] = instructions
+        return await self.command(command, timeout=120)
+
+    async def get_state(self) -> dict[str, Any]:
+        return await self.command({"type": "get_state"})
+
+    async def new_session(self) -> str | None:
+        await self.command({"type": "new_session"})
+        return self._report_session(await self.get_state())
+
+    async def switch_session(self, session_path: str) -> str | None:
+        await self.command({"type": "switch_session", "sessionPath": session_path})
+        return self._report_session(await self.get_state())
+
+    async def list_models(self) -> list[str]:
+        data = await self.command({"type": "get_available_models"})
+        return [
+            f"{m.get('provider')}/{m.get('id')}"
+            for m in data.get("models") or []
+            if isinstance(m, dict)
+        ]
+
+    async def get_usage(self) -> dict[str, Any]:
+        return dict(self._usage)
+
+    async def query_status(self) -> dict[str, Any]:
+        alive = self.transport is not None and self.transport.returncode is None
+        state = await self.get_state() if alive else {}
+        model = state.get("model") if isinstance(state.get("model"), dict) else {}
+        assert isinstance(model, dict)
+        return {
+            "alive": alive,
+            "busy": bool(state.get("isStreaming")),
+            "compacting": bool(state.get("isCompacting")),
+            "session_file": state.get("sessionFile"),
+            "agent_session_id": state.get("sessionId"),
+            "model": model.get("id"),
+            "thinking_level": state.get("thinkingLevel"),
+            "pending_messages": state.get("pendingMessageCount"),
+        }

@@ -1,0 +1,277 @@
+"""``opencode serve`` lifecycle without OpenCode: launch building, the readiness deadline against a
+stand-in server that accepts connections and never answers, stop by PID, the SSE client, attach
+records, prompt parts."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from corral._process._sse import SseClient, SseFramer, parse_sse_lines
+from corral.adapters._opencode_attach import AttachRecord, find_record, remove_record, write_record
+from corral.adapters._opencode_server import OpenCodeServer, ServeLaunch, build_serve_launch
+from corral.adapters.base import Attachment
+from corral.adapters.opencode import (
+    OpenCodeAdapter,
+    permission_ruleset,
+    prompt_parts,
+    split_permission_flag,
+)
+from corral.errors import ConfigError, ServerStartTimeout, SessionError
+
+# Listens on the --port it is given, never accepts: every request hangs, like a stalled server.
+SILENT_SERVER = """\
+import socket, sys, time
+port = int(sys.argv[sys.argv.index("--port") + 1])
+s = socket.socket(); s.bind(("127.0.0.1", port)); s.listen(64)
+print("listening", flush=True)
+time.sleep(600)
+"""
+
+
+def _stand_in(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "opencode"
+    script.write_text(f"#!{sys.executable}\n{body}")
+    script.chmod(0o755)
+    return script
+
+
+def test_build_serve_launch_is_pure_and_sets_auth() -> None:
+    launch = build_serve_launch(
+        binary="/x/opencode", port=4242, password="pw", env={"HOME": "/h"}, extra_args=["--pure"]
+    )
+    assert launch.argv == [
+        "/x/opencode",
+        "serve",
+        "--hostname",
+        "127.0.0.1",
+        "--port",
+        "4242",
+        "--pure",
+    ]
+    assert launch.url == "http://127.0.0.1:4242"
+    assert launch.env["OPENCODE_SERVER_PASSWORD"] == "pw"
+    assert launch.env["OPENCODE_SERVER_USERNAME"] == "opencode"
+    assert launch.env["OPENCODE_ENABLE_QUESTION_TOOL"] == "1"
+    assert launch.env["HOME"] == "/h"
+
+
+async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path: Path) -> None:
+    script = _stand_in(tmp_path, SILENT_SERVER)
+    launch = build_serve_launch(
+        binary=str(script), port=_port(), password="pw", env=dict(os.environ)
+    )
+    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    await server.start()
+    started = time.monotonic()
+    try:
+        async with httpx.AsyncClient(auth=server.auth) as client:
+            with pytest.raises(ServerStartTimeout) as info:
+                await server.wait_ready(
+                    client, directory=str(tmp_path), deadline=2.0, probe_timeout=0.3
+                )
+    finally:
+        await server.stop(grace=2.0)
+    elapsed = time.monotonic() - started
+    assert 2.0 <= elapsed < 5.0
+    err = info.value
+    assert err.url == launch.url and err.tries >= 2 and "GET /global/health" in err.last
+    assert isinstance(err, TimeoutError)
+    assert server.returncode is not None  # stopped by PID
+
+
+async def test_a_server_that_exits_is_reported_at_once(tmp_path: Path) -> None:
+    script = _stand_in(tmp_path, "import sys\nprint('boom')\nsys.exit(3)\n")
+    launch = build_serve_launch(
+        binary=str(script), port=_port(), password="pw", env=dict(os.environ)
+    )
+    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    await server.start()
+    async with httpx.AsyncClient() as client:
+        with pytest.raises(ServerStartTimeout) as info:
+            await server.wait_ready(
+                client, directory=str(tmp_path), deadline=30.0, probe_timeout=0.3
+            )
+    assert "exited with code 3" in info.value.last
+    assert "boom" in info.value.stderr
+    await server.stop()
+
+
+async def test_stop_kills_a_server_that_ignores_sigterm(tmp_path: Path) -> None:
+    body = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('up', flush=True)\ntime.sleep(600)\n"
+    script = _stand_in(tmp_path, body)
+    launch = ServeLaunch(
+        argv=[str(script)], env=dict(os.environ), url="http://127.0.0.1:9", password="x"
+    )
+    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    await server.start()
+    await asyncio.wait_for(_printed(server, "up"), 10)
+    code = await server.stop(grace=0.5)
+    assert code is not None and code < 0
+
+
+async def test_adapter_start_fails_cleanly_with_a_stalled_server(tmp_path: Path) -> None:
+    script = _stand_in(tmp_path, SILENT_SERVER)
+    adapter = OpenCodeAdapter(
+        cwd=str(tmp_path), binary=str(script), attach_root=tmp_path / "corral", ready_deadline=1.5
+    )
+    with pytest.raises(ServerStartTimeout):
+        await adapter.start("s1")
+    assert adapter.server is not None and adapter.server.returncode is not None
+    assert not (tmp_path / "corral" / "attach").exists() or not list(
+        (tmp_path / "corral" / "attach").iterdir()
+    )
+
+
+async def _printed(server: OpenCodeServer, text: str) -> None:
+    # The stand-in has no other signal that its SIGTERM handler is installed.
+    while text not in server.stderr_tail:  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
+
+
+def _port() -> int:
+    from corral.adapters._opencode_server import free_port
+
+    return free_port()
+
+
+# ── SSE ──
+
+
+def test_sse_framing() -> None:
+    msgs = parse_sse_lines(
+        [": comment", "event: ping", "id: 7", 'data: {"a":', "data: 1}", "", "data:x", ""]
+    )
+    assert [(m.event, m.id, m.data) for m in msgs] == [
+        ("ping", "7", '{"a":\n1}'),
+        ("message", "7", "x"),
+    ]
+    framer = SseFramer()
+    assert framer.feed_line("retry: 250") is None and framer.retry_ms == 250
+    assert framer.feed_line("") is None  # nothing to dispatch
+
+
+async def test_sse_client_reconnects_with_last_event_id() -> None:
+    calls: list[str | None] = []
+    bodies = [b"id: 1\ndata: one\n\n", b"data: two\r\n\r\n"]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.headers.get("last-event-id"))
+        body = bodies[len(calls) - 1] if len(calls) <= len(bodies) else b": idle\n\n"
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    connects = 0
+
+    async def on_connect() -> None:
+        nonlocal connects
+        connects += 1
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        sse = SseClient(client, "http://t/event", retry=0.01, on_connect=on_connect)
+        got = []
+        async for msg in sse:
+            got.append(msg.data)
+            if len(got) == 2:
+                sse.close()
+    assert got == ["one", "two"]
+    assert calls[:2] == [None, "1"]
+    assert connects == 2
+
+
+# ── adapter helpers ──
+
+
+def test_permission_rulesets_and_flag() -> None:
+    assert permission_ruleset("ask") == [{"permission": "*", "pattern": "*", "action": "ask"}]
+    with pytest.raises(ConfigError):
+        permission_ruleset("sometimes")
+    assert permission_ruleset("acceptEdits")[-1] == {
+        "permission": "edit",
+        "pattern": "*",
+        "action": "allow",
+    }
+    rest, mode = split_permission_flag(["--pure", "--corral-permission=ask"])
+    assert rest == ["--pure"] and mode == "ask"
+
+
+def test_prompt_parts_inline_images_and_reference_files(tmp_path: Path) -> None:
+    doc = tmp_path / "notes.md"
+    doc.write_text("# notes")
+    parts = prompt_parts(
+        "look",
+        [
+            Attachment(data=b"\x89PNG", media_type="image/png", name="p.png"),
+            Attachment(path=str(doc), media_type="text/markdown"),
+        ],
+    )
+    assert parts[0] == {"type": "text", "text": "look"}
+    assert parts[1]["url"] == "data:image/png;base64," + base64.b64encode(b"\x89PNG").decode()
+    assert parts[1]["filename"] == "p.png" and parts[1]["mime"] == "image/png"
+    assert parts[2]["url"] == doc.resolve().as_uri() and parts[2]["filename"] == "notes.md"
+
+
+def test_attach_records_round_trip(tmp_path: Path) -> None:
+    record = AttachRecord(
+        session_id="corral-1",
+        agent_session_id="ses_abc",
+        url="http://127.0.0.1:1234",
+        password="secret",
+        username="opencode",
+        cwd="/repo",
+        binary="/bin/opencode",
+        pid=os.getpid(),
+    )
+    path = write_record(record, tmp_path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert find_record("ses_abc", tmp_path) == record
+    assert find_record("corral-1", tmp_path) == record
+    assert record.command() == [
+        "/bin/opencode",
+        "attach",
+        "http://127.0.0.1:1234",
+        "--session",
+        "ses_abc",
+        "--dir",
+        "/repo",
+    ]
+    assert record.env()["OPENCODE_SERVER_PASSWORD"] == "secret"
+    remove_record(path)
+    with pytest.raises(SessionError):
+        find_record("ses_abc", tmp_path)
+
+
+def test_corral_attach_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from corral.cli import build_app
+
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    runner = CliRunner()
+    assert "no attachable sessions" in runner.invoke(build_app(), ["attach", "--list"]).output
+    missing = runner.invoke(build_app(), ["attach", "ses_nope"])
+    assert missing.exit_code != 0
+    write_record(
+        AttachRecord(
+            session_id="corral-9",
+            agent_session_id="ses_9",
+            url="http://127.0.0.1:5555",
+            password="hunter2",
+            username="opencode",
+            cwd="/repo",
+            binary="opencode",
+            pid=os.getpid(),
+        )
+    )
+    listed = runner.invoke(build_app(), ["attach", "--list"])
+    assert "corral-9" in listed.output and "ses_9" in listed.output
+    shown = runner.invoke(build_app(), ["attach", "corral-9", "--print"])
+    assert shown.exit_code == 0
+    assert "opencode attach http://127.0.0.1:5555 --session ses_9 --dir /repo" in shown.output
+    assert "hunter2" not in shown.output + listed.output
