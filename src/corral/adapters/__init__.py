@@ -21,6 +21,8 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "qwen-acp": "corral.adapters.qwen_acp:QwenAcpAdapter",
     "opencode-acp": "corral.adapters.opencode_acp:OpenCodeAcpAdapter",
     "hermes": "corral.adapters.hermes:HermesAdapter",
+    "opencode": "corral.adapters.opencode:OpenCodeAdapter",
+    "pi": "corral.adapters.pi:PiAdapter",
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
 
