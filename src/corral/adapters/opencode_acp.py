@@ -30,6 +30,8 @@ class OpenCodeAcpAdapter(AcpAdapter):
     cap_cancel = True
     cap_resume = True
     cap_terminal = True
+    cap_images = True
+    cap_image_input = True
 
     provides_models = False
     provides_usage = True

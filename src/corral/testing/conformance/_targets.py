@@ -105,9 +105,6 @@ SPECS: dict[str, TargetSpec] = {
             unsupported={
                 "question": _ACP_NO_QUESTION,
                 "input-during-turn": _ACP_ONE_TURN,
-                "image-input": "opencode 1.18.33 answers 'this model does not support image "
-                "input': the redirection's model entry declares no image modality; with "
-                "modalities.input [text, image] on it the scenario passes",
             },
             turn_timeout=60.0,
         ),
