@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from corral._paths import cache_dir
+from corral import agents
 from corral.cli import build_app
 from corral.cli._common import run_guarded
 
@@ -262,16 +262,18 @@ def test_script_validate_exit_codes(files) -> None:
 
 
 def test_script_detects_pinned_claude_on_path(tmp_path: Path) -> None:
-    bin_dir = cache_dir() / "agents" / "claude" / "2.1.197" / "node_modules" / ".bin"
-    if not (bin_dir / "claude").exists():
+    (row,) = agents.status(["claude"])
+    found_bin = Path(row.path) if row.source == "pinned" and row.path else None
+    if found_bin is None:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"pinned Claude Code missing at {bin_dir}: run `make agents`")
-        pytest.skip(f"pinned Claude Code not installed at {bin_dir}")
+            pytest.fail("pinned Claude Code missing: run `make agents`")
+        pytest.skip("pinned Claude Code not installed (run `corral agents install claude`)")
+    bin_dir = found_bin.parent
     env = {**os.environ, "PATH": str(bin_dir), "CORRAL_CACHE_DIR": str(tmp_path / "empty")}
     result = _corral("adapters", "detect", "claude-code", "codex", "--json", env=env)
     by_id = {d["adapter_id"]: d for d in json.loads(result.stdout)}
     assert by_id["claude-code"]["status"] == "installed"
-    assert by_id["claude-code"]["version"] == "2.1.197"
+    assert by_id["claude-code"]["version"] == agents.get_pin("claude").version
     assert by_id["claude-code"]["path"] == str(bin_dir / "claude")
     assert by_id["codex"]["status"] == "missing"
     assert result.returncode == 1  # codex was asked for and is missing

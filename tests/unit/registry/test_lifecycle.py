@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from corral._paths import cache_dir
+from corral import agents
 from corral.manifests import Manifest, parse_manifest
 from corral.registry import (
     Registry,
@@ -120,14 +120,20 @@ async def test_detect_many_keeps_order() -> None:
 async def test_detect_real_claude_through_path(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    bin_dir = cache_dir() / "agents" / "claude" / "2.1.197" / "node_modules" / ".bin"
-    if not (bin_dir / "claude").exists():
+    (row,) = agents.status(["claude"])
+    found_bin = Path(row.path) if row.source == "pinned" and row.path else None
+    if found_bin is None:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"pinned Claude Code missing at {bin_dir}: run `make agents`")
-        pytest.skip(f"pinned Claude Code not installed at {bin_dir}")
+            pytest.fail("pinned Claude Code missing: run `make agents`")
+        pytest.skip("pinned Claude Code not installed (run `corral agents install claude`)")
+    bin_dir = found_bin.parent
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "empty-cache"))  # PATH alone must find it
     found = await detect(_builtin("claude-code"), path=str(bin_dir))
-    assert (found.status, found.version, found.source) == ("installed", "2.1.197", "path")
+    assert (found.status, found.version, found.source) == (
+        "installed",
+        agents.get_pin("claude").version,
+        "path",
+    )
 
 
 # ── probe ──
