@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import queue_crash, queue_throughput
+from . import bench_claude_parse, queue_crash, queue_throughput
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,7 +16,10 @@ def main(argv: list[str] | None = None) -> int:
     queue_throughput.run(n=50 if args.quick else 300)
     print("\n== prompt queue: SIGKILL crash trials ==")
     crash = queue_crash.run(trials=100 if args.quick else 1000)
-    return 1 if crash["violations"] else 0
+    print("\n== Claude stream-json: decode + normalize vs claude-agent-sdk's parser ==")
+    parse_argv = ["--lines", "20000", "--repeat", "3"] if args.quick else []
+    parse = bench_claude_parse.main(parse_argv)
+    return 1 if crash["violations"] or parse else 0
 
 
 if __name__ == "__main__":
