@@ -61,7 +61,9 @@ _IMAGE_OPTION = typer.Option([], "--image", help="Attach an image file (repeatab
 def register(root: typer.Typer) -> None:
     @root.command("run")
     def run(
-        agent: str = typer.Argument(..., help="Adapter id: claude-code (claude) or qwen."),
+        agent: str = typer.Argument(
+            ..., help="Adapter id (claude-code, qwen, codex, gemini, opencode, pi, hermes, …)."
+        ),
         prompt: str = typer.Argument(..., help="The prompt to send."),
         model: str | None = typer.Option(None, "--model", "-m", help="Model name for the agent."),
         cwd: Path | None = _CWD_OPTION,
@@ -75,6 +77,9 @@ def register(root: typer.Typer) -> None:
         yes: bool = typer.Option(False, "--yes", "-y", help="Allow every approval request."),
         binary: str | None = typer.Option(
             None, "--binary", hidden=True, help="Agent executable to run."
+        ),
+        agent_arg: list[str] = typer.Option(
+            [], "--agent-arg", help="Extra argument for the agent CLI (repeatable)."
         ),
         json_out: bool = JSON_OPTION,
     ) -> None:
@@ -91,6 +96,8 @@ def register(root: typer.Typer) -> None:
         }
         if binary:
             offered["binary"] = binary
+        if agent_arg:
+            offered["extra_args"] = list(agent_arg)
         adapter = construct(cls, **offered)
         if permission_mode is not None:
             if not hasattr(adapter, "permission_mode"):

@@ -1,0 +1,96 @@
+"""`corral run AGENT PROMPT --json` on every driver, each pointed at the scripted model server.
+
+The redirection's environment goes in the process environment and its argv additions through
+``--agent-arg``, exactly as a user would point a CLI at their own endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from corral.redirect import redirect_for
+from corral.testing import FakeModelServer
+
+HELLO = "Hello from the scripted model."
+AGENTS = {
+    # adapter id: pinned CLI
+    "claude-code": "claude",
+    "qwen": "qwen",
+    "codex": "codex",
+    "codex-exec": "codex",
+    "gemini": "gemini",
+    "qwen-acp": "qwen",
+    "opencode-acp": "opencode",
+    "hermes": "hermes",
+    "opencode": "opencode",
+    "pi": "pi",
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> FakeModelServer:
+    with FakeModelServer({"default": {"text": HELLO, "chunks": 3}}) as srv:
+        yield srv  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "adapter_id",
+    [pytest.param(a, marks=pytest.mark.realcli(cli)) for a, cli in AGENTS.items()],
+)
+def test_corral_run_streams_one_turn(
+    adapter_id: str,
+    server: FakeModelServer,
+    isolated_home: Path,
+    git_repo: Path,
+    agent_bin: Callable[[str], Path],
+) -> None:
+    cli = AGENTS[adapter_id]
+    binary = agent_bin(cli)
+    red = redirect_for(
+        cli, base_url=server.base_url, model="fake-model", api_key="test", home=isolated_home
+    )
+    red.apply()
+    env = {**os.environ, **red.env, "PWD": str(git_repo)}
+    argv = [
+        sys.executable,
+        "-m",
+        "corral",
+        "run",
+        adapter_id,
+        "Say hello.",
+        "--json",
+        "--binary",
+        str(binary),
+        "--model",
+        "fake-model",
+        "--cwd",
+        str(git_repo),
+    ]
+    for arg in red.argv:
+        argv.append(f"--agent-arg={arg}")
+    proc = subprocess.run(
+        argv,
+        env=env,
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    events = [json.loads(line)["event"] for line in proc.stdout.splitlines() if line.strip()]
+    types = [e["type"] for e in events]
+    assert "session.started" in types
+    assert "turn.completed" in types
+    assert types.index("session.started") < types.index("turn.completed")
+    assert types[-1] == "session.ended"
+    text = "".join(e["text"] for e in events if e["type"] == "text.complete")
+    text = text or "".join(e["text"] for e in events if e["type"] == "text.delta")
+    assert HELLO in text, types
