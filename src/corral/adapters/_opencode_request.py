@@ -10,8 +10,6 @@ from typing import Any
 from ..errors import ConfigError
 from .base import Attachment
 
-PERMISSION_FLAG = "--corral-permission="
-
 
 def _rules(*rules: tuple[str, str]) -> list[dict[str, str]]:
     return [{"permission": p, "pattern": "*", "action": a} for p, a in rules]
@@ -39,16 +37,6 @@ def permission_ruleset(mode: str) -> list[dict[str, str]]:
         raise ConfigError(
             f"permission mode {mode!r} is not one of {', '.join(PERMISSION_MODES)}"
         ) from None
-
-
-def split_permission_flag(args: Sequence[str]) -> tuple[list[str], str | None]:
-    rest, mode = [], None
-    for arg in args:
-        if arg.startswith(PERMISSION_FLAG):
-            mode = arg[len(PERMISSION_FLAG) :]
-        else:
-            rest.append(arg)
-    return rest, mode
 
 
 def prompt_parts(text: str, attachments: Sequence[Attachment] = ()) -> list[dict[str, Any]]:

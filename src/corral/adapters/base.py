@@ -18,8 +18,8 @@ adapter can never silently inherit an empty implementation. Intermediate bases t
 adapters themselves pass ``abstract=True`` in the class statement.
 
 ``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
-``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env`` and ``extra_args``
-(see :func:`construct`).
+``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``, ``extra_args`` and
+``permission_mode`` (see :func:`construct`).
 """
 
 from __future__ import annotations
@@ -48,11 +48,14 @@ INIT_KWARGS = (
     "effort",
     "env",
     "extra_args",
+    "permission_mode",
 )
 """The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares.
 
 The first six are seed 003's. corral adds ``env`` (extra environment for the agent process, e.g.
-endpoint redirection from ``corral.redirect``) and ``extra_args`` (argv additions)."""
+endpoint redirection from ``corral.redirect``), ``extra_args`` (argv additions) and
+``permission_mode`` (the agent's own permission-mode word, such as Claude Code's ``acceptEdits``
+or OpenCode's ``ask``; an adapter that declares it documents the words it takes)."""
 
 UNIVERSAL_SLASH_COMMANDS: tuple[str, ...] = ("/status", "/stop", "/model")
 """Commands corral itself answers for every session, listed before the agent's own."""
@@ -306,6 +309,12 @@ def contract_problems(cls: type) -> list[str]:
     ):
         problems.append("provides_usage is True but get_usage() is not overridden")
     return problems
+
+
+def accepts(cls: type[BaseAdapter], name: str) -> bool:
+    """Whether ``cls.__init__`` takes the init argument ``name`` (by name or ``**kwargs``)."""
+    params = inspect.signature(cls.__init__).parameters
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:

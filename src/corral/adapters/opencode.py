@@ -8,8 +8,7 @@ while a turn runs is queued by OpenCode and answered in the same busy period (ve
 
 Approvals: the session is created with a permission ruleset when ``permission_mode`` is set
 (``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
-``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``); ``extra_args`` may carry ``--corral-permission=MODE`` for callers
-that can only pass argv (the conformance suite). It is removed before ``opencode serve`` runs.
+``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``).
 
 Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
 ``resume_session_id`` and the same HOME (OpenCode keeps sessions under the XDG data dir) reuses it.
@@ -44,7 +43,7 @@ from ..events import (
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
-from ._opencode_request import permission_ruleset, prompt_parts, split_permission_flag
+from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
 from .base import Attachment, BaseAdapter, find_binary
 
@@ -91,7 +90,6 @@ class OpenCodeAdapter(BaseAdapter):
         attach_root: Path | None = None,
         ready_deadline: float = READY_DEADLINE,
     ) -> None:
-        args, flag_mode = split_permission_flag(extra_args)
         self.cwd = str(Path(cwd or os.getcwd()).resolve())
         self.model = model
         self.binary = find_binary(binary, "opencode")
@@ -99,8 +97,8 @@ class OpenCodeAdapter(BaseAdapter):
         self.on_session_id = on_session_id
         self.effort = effort
         self.env = dict(env or {})
-        self.extra_args = args
-        self.permission_mode = permission_mode or flag_mode
+        self.extra_args = list(extra_args)
+        self.permission_mode = permission_mode
         if self.permission_mode is not None:
             permission_ruleset(self.permission_mode)  # validate early
         self.tap = tap

@@ -103,12 +103,9 @@ class PiAdapter(BaseAdapter):
         extra_args: Sequence[str] = (),
         tap: Tap | None = None,
         base_env: dict[str, str] | None = None,
-        permission_mode: str | None = None,
     ) -> None:
-        # ``permission_mode`` is accepted (shared scenario runners pass one) and has no effect:
-        # pi runs every tool. It is deliberately not an attribute, so ``corral run
-        # --permission-mode`` reports that pi takes none.
-        del permission_mode
+        # No ``permission_mode``: pi runs every tool, so ``corral run --permission-mode`` reports
+        # that pi takes none.
         self.cwd = str(Path(cwd or os.getcwd()).resolve())
         self.model = model
         self.binary = find_binary(binary, "pi")

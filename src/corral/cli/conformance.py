@@ -50,7 +50,11 @@ def register(root: typer.Typer) -> None:
         if as_json:
             print_json({"results": results, "missing": missing})
         if write_docs is not None:
-            write_docs.write_text(compatibility_markdown(results))
+            from .. import agents as pins
+
+            versions = ", ".join(f"{p.name} {p.version}" for p in pins.pinned())
+            header = f"Pinned CLIs: {versions}. Scripted model: `fake-model`."
+            write_docs.write_text(compatibility_markdown(results, header=header))
             err_console.print(f"wrote {write_docs}")
         failed = any(r.outcome is Outcome.FAIL for r in results)
         raise typer.Exit(1 if failed or missing else 0)

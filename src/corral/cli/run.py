@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 from rich.prompt import Prompt
 
-from ..adapters.base import Attachment, BaseAdapter, construct
+from ..adapters.base import Attachment, BaseAdapter, accepts, construct
 from ..errors import ConfigError
 from ..events import (
     ApprovalDecision,
@@ -98,11 +98,11 @@ def register(root: typer.Typer) -> None:
             offered["binary"] = binary
         if agent_arg:
             offered["extra_args"] = list(agent_arg)
-        adapter = construct(cls, **offered)
         if permission_mode is not None:
-            if not hasattr(adapter, "permission_mode"):
+            if not accepts(cls, "permission_mode"):
                 raise ConfigError(f"{agent} takes no permission mode")
-            adapter.permission_mode = permission_mode
+            offered["permission_mode"] = permission_mode
+        adapter = construct(cls, **offered)
         code = asyncio.run(
             run_once(
                 adapter,

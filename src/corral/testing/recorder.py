@@ -37,7 +37,7 @@ import msgspec
 
 from .. import agents
 from .._version import __version__
-from ..adapters.base import BaseAdapter, parse_version
+from ..adapters.base import BaseAdapter, accepts, parse_version
 from ..errors import ConfigError
 from ..redirect import redirect_for
 from ._drive import Driver
@@ -149,7 +149,8 @@ async def run_scenario(
         "base_env": clean_env(),
         **(extra or {}),
     }
-    adapter = adapter_cls(**kwargs)
+    # Only what the adapter's __init__ takes (pi, for one, has no permission mode).
+    adapter = adapter_cls(**{k: v for k, v in kwargs.items() if accepts(adapter_cls, k)})
     driver = Driver(adapter, approve=scenario.approve, answer=scenario.answer)
     try:
         await driver.start()

@@ -22,7 +22,6 @@ from corral.adapters.opencode import (
     OpenCodeAdapter,
     permission_ruleset,
     prompt_parts,
-    split_permission_flag,
 )
 from corral.errors import ConfigError, ServerStartTimeout, SessionError
 
@@ -197,8 +196,6 @@ def test_permission_rulesets_and_flag() -> None:
         "pattern": "*",
         "action": "allow",
     }
-    rest, mode = split_permission_flag(["--pure", "--corral-permission=ask"])
-    assert rest == ["--pure"] and mode == "ask"
 
 
 def test_prompt_parts_inline_images_and_reference_files(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ SPECS: dict[str, TargetSpec] = {
             "corral.adapters.opencode:OpenCodeAdapter",
             "opencode",
             # The redirect config allows every tool; the session's own ruleset asks instead.
-            approval_init={"extra_args": ["--corral-permission=ask"]},
+            approval_init={"permission_mode": "ask"},
         ),
         TargetSpec(
             "pi",
