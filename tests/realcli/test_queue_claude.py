@@ -20,7 +20,7 @@ from corral.sessions import PromptState, SessionManager, SessionSpec
 from corral.sessions._resolve import AdapterResolver
 from corral.testing import FakeModelServer
 
-pytestmark = pytest.mark.realcli("claude")
+pytestmark = [pytest.mark.realcli("claude"), pytest.mark.timeout(240)]
 
 PROMPTS = ["first: alpha", "second: bravo", "third: charlie", "fourth: delta"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.realcli("codex")
+pytestmark = [pytest.mark.realcli("codex"), pytest.mark.timeout(300)]
 
 
 def test_corral_record_writes_a_transcript_and_its_sidecar(tmp_path: Path, agent_bin) -> None:  # type: ignore[no-untyped-def]

@@ -40,6 +40,7 @@ def server() -> FakeModelServer:
         yield srv  # type: ignore[misc]
 
 
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     "adapter_id",
     [pytest.param(a, marks=pytest.mark.realcli(cli)) for a, cli in AGENTS.items()],
