@@ -82,7 +82,9 @@ class ApprovalDecision(StrEnum):
     """Withdraw the request, usually because the turn is being cancelled."""
 
 
-class _Base(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+class _Base(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True, gc=False
+):
     raw: Any = None
     """The vendor payload this event was made from (a parsed JSON object), kept verbatim."""
 
