@@ -1,7 +1,7 @@
 """``corral sessions …`` — talk to a running ``corral serve`` over HTTP.
 
 Every command takes ``--url`` (default ``$CORRAL_URL`` or ``http://127.0.0.1:8765``) and ``--json``;
-mutating commands send ``$CORRAL_TOKEN`` as a bearer token when it is set. Exit codes: 0 success,
+every command sends ``$CORRAL_TOKEN`` as a bearer token when it is set. Exit codes: 0 success,
 1 the service refused, 2 bad usage, 4 unknown session or prompt.
 """
 

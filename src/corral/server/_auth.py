@@ -1,4 +1,9 @@
-"""Bearer-token check for mutating requests when the service is reachable beyond loopback."""
+"""Bearer-token check when the service is reachable beyond loopback.
+
+Mutating requests always need the token there, and so do reads of sessions, transcripts and
+event streams: a transcript can hold anything the agent read. Only the health check, the OpenAPI
+document and the placeholder page stay open.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._responses import error_response
 
-MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+OPEN_PATHS = frozenset({"/", "/api/health", "/api/openapi.json"})
+"""What anyone who can reach the port may read without the token."""
 
 
 def is_loopback(host: str) -> bool:
@@ -22,14 +28,14 @@ def is_loopback(host: str) -> bool:
 
 
 class BearerTokenMiddleware:
-    """Refuse mutating requests without ``Authorization: Bearer <token>`` (401)."""
+    """Refuse requests without ``Authorization: Bearer <token>`` (401), but for ``OPEN_PATHS``."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] in MUTATING:
+        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
             given = dict(scope["headers"]).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 response = error_response(401, "unauthorized", "a bearer token is required")

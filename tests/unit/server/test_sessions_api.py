@@ -120,7 +120,8 @@ async def test_token_required_beyond_loopback(tmp_path: Path) -> None:
     token = app.state.token
     assert token
     async with client_for(app) as client:
-        assert (await client.get("/api/sessions")).status_code == 200  # reads are open
+        assert (await client.get("/api/health")).status_code == 200  # the health check is open
+        assert (await client.get("/api/sessions")).status_code == 401  # transcripts are not
         assert (
             await client.post("/api/sessions", json={"adapter_id": "scripted"})
         ).status_code == 401
@@ -130,6 +131,7 @@ async def test_token_required_beyond_loopback(tmp_path: Path) -> None:
         ok = {"Authorization": f"Bearer {token}"}
         r = await client.post("/api/sessions", json={"adapter_id": "scripted"}, headers=ok)
         assert r.status_code == 201
+        assert (await client.get("/api/sessions", headers=ok)).status_code == 200
     assert make_app(tmp_path / "b").state.token is None  # loopback: no token needed
 
 
