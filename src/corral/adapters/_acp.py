@@ -59,7 +59,7 @@ from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
 from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
-from .base import Attachment, BaseAdapter, SessionIdCallback
+from .base import Attachment, BaseAdapter, SessionIdCallback, find_binary
 
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
@@ -104,7 +104,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     ) -> None:
         self.cwd = os.path.abspath(cwd or os.getcwd())
         self.model = model
-        self.binary = binary or self.cli_binary or self.agent_id
+        self.binary = find_binary(binary, self.cli_binary or self.agent_id)
         self.resume_session_id = resume_session_id
         self.on_session_id = on_session_id
         self.env = dict(env or {})

@@ -38,9 +38,17 @@ from corral.errors import ConfigError
     ],
 )
 def test_argv(cls: type, extra: list[str], argv: list[str], tmp_path: Path) -> None:
-    adapter = construct(cls, cwd=str(tmp_path), model="m1", extra_args=extra)
+    adapter = construct(cls, cwd=str(tmp_path), model="m1", extra_args=extra, binary=argv[0])
     launch = adapter.build_launch()  # type: ignore[attr-defined]
     assert list(launch.argv) == argv
+
+
+def test_default_binary_is_the_pinned_install_or_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRAL_AGENTS_DIR", str(tmp_path / "none"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert construct(GeminiAdapter, cwd=str(tmp_path)).build_launch().argv[0] == "gemini"  # type: ignore[attr-defined]
 
 
 def test_env_overlay_and_vendor_default(tmp_path: Path) -> None:
