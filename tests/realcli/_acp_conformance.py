@@ -47,9 +47,3 @@ async def check(agent: str, scenarios: list[str], server: object) -> list[Scenar
         if result.scenario in target.unsupported:
             assert result.outcome is Outcome.UNSUPPORTED, table
     return results
-
-
-def declared_scenarios(agent: str) -> list[str]:
-    """The scenarios whose capability the adapter declares (they must all be run)."""
-    target = build_target(SPECS[agent])
-    return [name for name, s in SCENARIOS.items() if declared(target, s)]
