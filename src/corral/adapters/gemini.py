@@ -29,7 +29,8 @@ class GeminiAdapter(AcpAdapter):
     cap_permissions = True
     cap_interrupt = True
     cap_cancel = True
-    cap_terminal = True
+    # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
+    # no pinned CLI was seen calling it, so no real-CLI run shows it.
 
     provides_models = False
     provides_usage = True

@@ -21,7 +21,8 @@ class HermesAdapter(AcpAdapter):
     cap_interrupt = True
     cap_cancel = True
     cap_resume = True
-    cap_terminal = True
+    # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
+    # no pinned CLI was seen calling it, so no real-CLI run shows it.
 
     provides_models = False
     provides_usage = True
