@@ -7,11 +7,7 @@ the target lists as unsupported must come back UNSUPPORTED (with the target's re
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
-from corral import agents
+from corral.testing import require_agent
 from corral.testing.conformance import run_conformance
 from corral.testing.conformance._runner import declared
 from corral.testing.conformance._scenarios import SCENARIOS
@@ -20,12 +16,7 @@ from corral.testing.conformance._types import Outcome, ScenarioResult
 
 
 def require(agent: str) -> None:
-    pin = SPECS[agent].redirect
-    if agents.locate(pin) is None:
-        reason = f"{pin} is not installed (run `corral agents install {pin}`)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require_agent(SPECS[agent].redirect)
 
 
 async def check(agent: str, scenarios: list[str], server: object) -> list[ScenarioResult]:

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from corral import agents
-from corral.testing import FakeModelServer
+from corral.testing import FakeModelServer, require_agent
 
 # Variables a CLI process may inherit; everything else (API keys, real HOME, proxies) stays out.
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
@@ -152,13 +151,4 @@ def git_repo(tmp_path: Path) -> Path:
 def agent_bin() -> Callable[[str], Path]:
     """``agent_bin(name)``: the pinned CLI's binary; skip (fail under ``CI=true``) when missing."""
 
-    def find(name: str) -> Path:
-        path = agents.locate(name)
-        if path is not None:
-            return path
-        reason = f"{name} is not installed (run `corral agents install {name}`)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true: {reason}", pytrace=False)
-        pytest.skip(reason)
-
-    return find
+    return require_agent

@@ -1,5 +1,7 @@
-"""corral's public test kit: the scripted fake model server (and, later, the conformance suite)."""
+"""corral's public test kit: the scripted fake model server, the conformance suite
+(:mod:`corral.testing.conformance`) and :func:`require_agent` for tests that need a real CLI."""
 
+from ._require import require_agent
 from .fake_model import (
     ErrorSpec,
     FakeModelServer,
@@ -31,5 +33,6 @@ __all__ = [
     "ToolCallSpec",
     "builtin_scenarios",
     "load_scenario",
+    "require_agent",
     "scenario_json_schema",
 ]

@@ -19,6 +19,7 @@ import pytest
 from corral import agents
 from corral.cli import build_app
 from corral.cli._common import run_guarded
+from corral.testing import require_agent
 
 CORRAL = Path(sys.executable).with_name("corral")
 
@@ -262,13 +263,7 @@ def test_script_validate_exit_codes(files) -> None:
 
 
 def test_script_detects_pinned_claude_on_path(tmp_path: Path) -> None:
-    (row,) = agents.status(["claude"])
-    found_bin = Path(row.path) if row.source == "pinned" and row.path else None
-    if found_bin is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("pinned Claude Code missing: run `make agents`")
-        pytest.skip("pinned Claude Code not installed (run `corral agents install claude`)")
-    bin_dir = found_bin.parent
+    bin_dir = require_agent("claude", pinned_only=True).parent
     env = {**os.environ, "PATH": str(bin_dir), "CORRAL_CACHE_DIR": str(tmp_path / "empty")}
     result = _corral("adapters", "detect", "claude-code", "codex", "--json", env=env)
     by_id = {d["adapter_id"]: d for d in json.loads(result.stdout)}

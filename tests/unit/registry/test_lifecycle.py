@@ -28,6 +28,7 @@ from corral.registry import (
     repair_command,
     verify,
 )
+from corral.testing import require_agent
 
 VERSION = re.compile(r"^\d+\.\d+")
 
@@ -120,13 +121,7 @@ async def test_detect_many_keeps_order() -> None:
 async def test_detect_real_claude_through_path(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    (row,) = agents.status(["claude"])
-    found_bin = Path(row.path) if row.source == "pinned" and row.path else None
-    if found_bin is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("pinned Claude Code missing: run `make agents`")
-        pytest.skip("pinned Claude Code not installed (run `corral agents install claude`)")
-    bin_dir = found_bin.parent
+    bin_dir = require_agent("claude", pinned_only=True).parent
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "empty-cache"))  # PATH alone must find it
     found = await detect(_builtin("claude-code"), path=str(bin_dir))
     assert (found.status, found.version, found.source) == (
