@@ -14,6 +14,7 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
+from corral._paths import ensure_token
 from corral.cli import build_app
 from corral.cli._common import run_guarded
 
@@ -21,11 +22,15 @@ from .conftest import make_app
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> Iterator[str]:
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    # the CLI finds the token where `corral serve` keeps it: the token file in the corral home
+    monkeypatch.delenv("CORRAL_TOKEN", raising=False)
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "home"))
+    app = make_app(tmp_path, token=ensure_token())
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)  # listening before the thread starts: clients can connect at once
-    server = uvicorn.Server(uvicorn.Config(make_app(tmp_path), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
