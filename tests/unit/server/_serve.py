@@ -36,10 +36,10 @@ class Served:
     def token(self) -> str:
         return (self.home / "token").read_text().strip()
 
-    def client(self, **kwargs: object) -> httpx.Client:
+    def client(self, headers: Mapping[str, str] | None = None) -> httpx.Client:
         """Authenticated like the CLI: the bearer token from the token file."""
-        headers = {"Authorization": f"Bearer {self.token}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=10, **kwargs)  # type: ignore[arg-type]
+        auth = {"Authorization": f"Bearer {self.token}", **(headers or {})}
+        return httpx.Client(base_url=self.url, headers=auth, timeout=10)
 
 
 @contextlib.contextmanager

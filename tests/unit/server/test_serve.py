@@ -50,3 +50,14 @@ def test_open_is_harmless_without_a_browser(tmp_path: Path) -> None:
     with serve_process(tmp_path / "home", "--open", env=env) as served:
         assert httpx.get(f"{served.url}/api/health", timeout=10).status_code == 200
     assert "no browser could be opened" in served.log.read_text()
+
+
+def test_the_token_file_outlives_a_restart(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with serve_process(home) as first:
+        token = first.token
+    with serve_process(home) as second:
+        assert second.token == token  # CLI clients and cookies keep working after a restart
+        assert second.login_url != first.login_url  # login codes do not
+        with second.client() as client:
+            assert client.get("/api/sessions").status_code == 200
