@@ -17,6 +17,8 @@ Every HTTP request passes these checks, in this order, before any route runs:
    a CORS preflight that this service never grants.
 
 Refusals are JSON error bodies: 403 (host, origin), 401 (credentials), 415 (content type).
+Every response also carries :data:`RESPONSE_HEADERS`: never framed by another site (clickjacking),
+never content-sniffed, and no ``Referer`` leaves the app (a login link's code stays put).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import ipaddress
 from collections.abc import Iterable
 
 from starlette.requests import cookie_parser
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ._responses import error_response
 
@@ -36,6 +38,11 @@ OPEN_PATHS = frozenset({"/", "/api/health", "/auth/login"})
 """Paths anyone who passes the Host/Origin checks may ``GET`` without credentials."""
 OPEN_PREFIXES = ("/static/",)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RESPONSE_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -82,12 +89,20 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in RESPONSE_HEADERS if k not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
         refusal = self.refusal(scope)
         if refusal is not None:
             status, kind, message = refusal
-            await error_response(status, kind, message)(scope, receive, send)
+            await error_response(status, kind, message)(scope, receive, send_with_headers)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, send_with_headers)
 
     def refusal(self, scope: Scope) -> tuple[int, str, str] | None:
         headers: dict[bytes, bytes] = {}

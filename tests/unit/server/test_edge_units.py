@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 
 from corral import _db
 from corral._paths import ensure_private_dir, ensure_token, token_path
+from corral._process import ProcessTransport
 from corral._redact import MARK, redact, redact_event
 from corral.errors import ConfigError
 from corral.events import EndReason, SessionEnded, TextDelta
@@ -166,3 +168,13 @@ async def test_session_manager_refuses_a_bad_cwd(tmp_path: Path) -> None:
             SessionSpec(adapter_id="scripted", cwd=str(tmp_path)), start=False
         )
         assert ok.cwd == str(tmp_path)
+
+
+async def test_transport_stderr_tail_hides_what_corral_passed(tmp_path: Path) -> None:
+    # the seam every adapter's stderr tail comes from, with or without a session manager
+    script = "import os,sys; sys.stderr.write(os.environ['X_API_KEY'] + ' ghp_' + 'a'*36)"
+    env = {**os.environ, "X_API_KEY": "passed-to-the-agent"}
+    transport = ProcessTransport([sys.executable, "-c", script], env=env)
+    await transport.start()
+    assert await transport.wait(30) == 0
+    assert transport.stderr_tail == f"{MARK} {MARK}"

@@ -119,7 +119,10 @@ def test_foreign_origin_is_refused(served: Served, api: httpx.Client) -> None:
         assert r.status_code == 403, origin
         r = api.post("/api/sessions", json={"adapter_id": "scripted"}, headers={"Origin": origin})
         assert r.status_code == 403, origin
-    assert api.get("/api/sessions", headers={"Origin": served.url}).status_code == 200
+    own = api.get("/api/sessions", headers={"Origin": served.url})
+    assert own.status_code == 200
+    assert own.headers["x-frame-options"] == "DENY"  # never framed by another site
+    assert own.headers["x-content-type-options"] == "nosniff"
 
 
 def test_no_token_no_access_on_loopback(served: Served, api: httpx.Client) -> None:
