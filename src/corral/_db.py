@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ._paths import ensure_private_dir, private_file
+from ._paths import ensure_private_dir, home_dir, private_file
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -64,7 +64,8 @@ def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connectio
 
 
 def _private(path: Path) -> None:
-    if not path.parent.exists():
+    # a new directory is created private; so is corral's home, whoever created it first
+    if not path.parent.exists() or path.parent.absolute() == home_dir().absolute():
         ensure_private_dir(path.parent)
     private_file(path)
     for side in ("-wal", "-shm", "-journal"):

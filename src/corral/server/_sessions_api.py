@@ -24,7 +24,7 @@ from ._bodies import (
 )
 from ._confine import check_cwd, confine_attachments
 from ._limits import Limits, check_fields
-from ._responses import json_response
+from ._responses import Refusal, json_response
 
 T = TypeVar("T")
 
@@ -35,7 +35,10 @@ def _manager(request: Request) -> SessionManager:
 
 
 async def _body(request: Request, kind: type[T]) -> T:
-    body = msgspec.json.decode(await request.body() or b"{}", type=kind)
+    try:
+        body = msgspec.json.decode(await request.body() or b"{}", type=kind)
+    except RecursionError:
+        raise Refusal(422, "ValidationError", "the request body is nested too deeply") from None
     limits: Limits = request.app.state.limits
     check_fields(body, limits)
     return body
@@ -79,7 +82,11 @@ async def show_session(request: Request) -> Response:
 
 
 async def transcript(request: Request) -> Response:
-    after = int(request.query_params.get("after", "0"))
+    raw = request.query_params.get("after", "0")
+    try:
+        after = int(raw)
+    except ValueError:
+        raise Refusal(422, "ValidationError", f"after must be an integer, not {raw!r}") from None
     return json_response(_manager(request).events(_sid(request), after=after))
 
 

@@ -247,6 +247,12 @@ def test_oversized_field_is_413(api: httpx.Client) -> None:
     r = api.post("/api/sessions", json={"adapter_id": "s" * (MAX_TEXT + 1)})
     assert r.status_code == 413
     assert api.get(f"/api/sessions/{sid}/prompts").json() == []
+    for depth in (100, 50_000):  # deeper than the walk allows; deeper than the decoder allows
+        deep = b'{"text": "t", "launch": {"a": ' + b"[" * depth + b"]" * depth + b"}}"
+        r = api.post(f"/api/sessions/{sid}/prompts", content=deep)
+        assert r.status_code == 422, depth  # refused, not a 500
+        assert "nested too deeply" in r.json()["error"]
+    assert api.get(f"/api/sessions/{sid}/prompts").json() == []
     ok = api.post(f"/api/sessions/{sid}/prompts", json={"text": "z" * MAX_TEXT})
     assert ok.status_code == 201
 

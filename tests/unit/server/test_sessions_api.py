@@ -96,6 +96,11 @@ async def test_errors_map_to_statuses(client: httpx.AsyncClient) -> None:
     assert r.status_code == 404
     assert r.json()["type"] == "AdapterNotFoundError"
     assert (await client.post("/api/sessions", json={"bogus": 1})).status_code == 422
+    sid = (
+        await client.post("/api/sessions", json={"adapter_id": "scripted", "start": False})
+    ).json()["id"]
+    bad_after = await client.get(f"/api/sessions/{sid}/events", params={"after": "x"})
+    assert bad_after.status_code == 422
     missing = await client.get("/api/prompts/nope")
     assert missing.status_code == 404
     assert missing.json()["type"] == "PromptNotFoundError"
