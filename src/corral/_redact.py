@@ -30,14 +30,16 @@ MIN_SECRET_LEN = 8
 
 SECRET_NAME = re.compile(r"(?:_|^)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
 
+_START = r"(?<![A-Za-z0-9_\-])"  # a key starts a word: "task-…" is not an "sk-…" key
+
 PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{30,}"),
-    re.compile(r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"AKIA[0-9A-Z]{16}"),
+    re.compile(_START + r"sk-ant-[A-Za-z0-9_\-]{8,}"),
+    re.compile(_START + r"sk-(?:proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
+    re.compile(_START + r"gh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(_START + r"github_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(_START + r"AIza[0-9A-Za-z_\-]{30,}"),
+    re.compile(_START + r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(_START + r"AKIA[0-9A-Z]{16}"),
     re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE),
 )
 

@@ -23,7 +23,7 @@ import msgspec
 
 from .. import _db
 from .._paths import directory_problem
-from .._redact import redact, redact_event
+from .._redact import redact, redact_event, redact_optional
 from ..adapters.base import Attachment, BaseAdapter, construct
 from ..errors import ConfigError, SessionError, UnsupportedOperation
 from ..events import (
@@ -406,7 +406,8 @@ class SessionManager:
                 del self._runners[session_id]
             failed = reason == EndReason.FAILED
             state = SessionState.FAILED if failed else SessionState.ENDED
-            self.store.update(session_id, state=state, last_error=message if failed else None)
+            last_error = redact_optional(message) if failed else None
+            self.store.update(session_id, state=state, last_error=last_error)
 
         def emit(event: Event) -> Envelope:
             return self.emit(session_id, event, source=adapter.agent_id)

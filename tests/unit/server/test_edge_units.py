@@ -57,6 +57,8 @@ def test_env_secret_values_are_redacted_and_short_or_other_values_kept() -> None
     text = "plain-value-1234 tokenvalue99 s3cr3t-s3cr3t hunter2hunter2 1 /home/someone"
     assert redact(text, env=env) == f"{MARK} {MARK} {MARK} {MARK} 1 /home/someone"
     assert redact("nothing here", env=env) == "nothing here"
+    ordinary = "task-abcdefghijklmnopqrstuvwxyz risk-assessment-document-v2 mask_ghp_x"
+    assert redact(ordinary, env={}) == ordinary  # words that merely contain a key prefix
     assert redact("", env=env) == ""
 
 

@@ -275,14 +275,22 @@ def test_home_database_and_token_are_private(served: Served, api: httpx.Client) 
 
 
 # ── secrets ──
+def wait_failed(api: httpx.Client, sid: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while (s := api.get(f"/api/sessions/{sid}").json()["session"])["state"] != "failed":
+        assert time.monotonic() < deadline, "the leaky agent's session never failed"
+        time.sleep(0.1)
+    return dict(s)
+
+
 def test_agent_stderr_secrets_are_redacted(
     served: Served, api: httpx.Client, project: Path
 ) -> None:
     sid = session(api, project, adapter="leaky")
-    deadline = time.monotonic() + 30
-    while api.get(f"/api/sessions/{sid}").json()["session"]["state"] != "failed":
-        assert time.monotonic() < deadline, "the leaky agent's session never failed"
-        time.sleep(0.1)
+    wait_failed(api, sid)
+    raised = session(api, project, adapter="leaky", model="raise")
+    record = wait_failed(api, raised)
+    assert record["last_error"] == "RuntimeError: driver choked on [REDACTED]"
     events = api.get(f"/api/sessions/{sid}/events").json()
     ended = [e["event"] for e in events if e["event"]["type"] == "session.ended"]
     assert ended, events
@@ -290,7 +298,9 @@ def test_agent_stderr_secrets_are_redacted(
     assert "auth failed for key [REDACTED]" in tail
     assert "fallback [REDACTED] rejected" in tail
     assert "Bearer [REDACTED]" in tail
-    shown = json.dumps([events, api.get("/api/sessions").json()])
+    raised_events = api.get(f"/api/sessions/{raised}/events").json()
+    assert "driver choked on [REDACTED]" in json.dumps(raised_events)
+    shown = json.dumps([events, raised_events, api.get("/api/sessions").json()])
     for leaked in (SECRET, "sk-ant-api03-A1b2", "tok3ntok3n"):
         assert leaked not in shown
         for f in served.home.glob("corral.db*"):  # nor in what is stored

@@ -3,7 +3,8 @@
 Loaded by a real ``corral serve`` through ``CORRAL_EXTRA_ADAPTERS=leaky_agent:LeakyAgent`` with
 this directory on ``PYTHONPATH``. Its process gets ``LEAKY_API_KEY`` from corral (a value of no
 known shape) and prints it with a key of a known shape; the session then ends ``failed`` with the
-stderr tail, as a real adapter reports a crashed CLI.
+stderr tail, as a real adapter reports a crashed CLI. With ``model="raise"`` its event stream
+raises an error whose message holds the key instead (a driver bug quoting what it read).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class LeakyAgent(BaseAdapter):
         effort: str | None = None,
     ) -> None:
         self.cwd = cwd
+        self.model = model
         self.transport: ProcessTransport | None = None
 
     async def start(self, session_id: str) -> AgentInfo:
@@ -54,6 +56,8 @@ class LeakyAgent(BaseAdapter):
     async def stream(self) -> AsyncIterator[Event]:
         assert self.transport is not None
         code = await self.transport.wait(30)
+        if self.model == "raise":
+            raise RuntimeError(f"driver choked on {os.environ['LEAKY_TEST_SECRET']}")
         yield SessionEnded(
             reason=EndReason.FAILED, exit_code=code, stderr_tail=self.transport.stderr_tail
         )
