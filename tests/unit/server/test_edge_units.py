@@ -180,3 +180,23 @@ async def test_transport_stderr_tail_hides_what_corral_passed(tmp_path: Path) ->
     await transport.start()
     assert await transport.wait(30) == 0
     assert transport.stderr_tail == f"{MARK} {MARK}"
+
+
+def test_cli_error_messages_are_redacted(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    from corral.cli._common import run_guarded
+
+    app = typer.Typer()
+
+    @app.command()
+    def boom() -> None:
+        raise ConfigError("bad key sk-ant-api03-0123456789abcdef [x]")
+
+    monkeypatch.setattr(sys, "argv", ["corral"])
+    assert run_guarded(app) == 2
+    err = capsys.readouterr().err
+    assert "bad key [REDACTED] [x]" in err
+    assert "0123456789abcdef" not in err
