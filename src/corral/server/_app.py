@@ -97,6 +97,9 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     if not settings.db_path.parent.exists():
         ensure_private_dir(settings.db_path.parent)
     token = settings.token or secrets.token_urlsafe(32)
+    for name in settings.allowed_hosts:
+        if "*" in name or "/" in name or not name.strip():
+            raise ConfigError(f"allowed host {name!r} is not a host name (wildcards are refused)")
 
     async def index(request: Request) -> HTMLResponse:
         return HTMLResponse(_PAGE.format(version=__version__))

@@ -16,6 +16,7 @@ from corral._process import ProcessTransport
 from corral._redact import MARK, redact, redact_event
 from corral.errors import ConfigError
 from corral.events import EndReason, SessionEnded, TextDelta
+from corral.server import Settings, create_app
 from corral.server._confine import confine_path
 from corral.server._guard import host_allowed, host_name
 from corral.server._login import LoginCodes
@@ -89,6 +90,12 @@ def test_redact_event_touches_diagnostics_only() -> None:
 def test_host_allow_list(header: str, name: str, allowed: bool) -> None:
     assert host_name(header) == name
     assert host_allowed(header, ["corral.lan"]) is allowed
+
+
+def test_wildcard_allowed_hosts_are_refused(tmp_path: Path) -> None:
+    for bad in ("*", "*.example", "http://x/"):
+        with pytest.raises(ConfigError, match="not a host name"):
+            create_app(Settings(db_path=tmp_path / "c.db", allowed_hosts=(bad,)))
 
 
 def test_confine_path(tmp_path: Path) -> None:
