@@ -23,9 +23,9 @@ from ._serve import Served, serve_process
 
 FAKE_AGENTS = Path(__file__).parent / "fake_agents"
 SECRET = "leaky-value-9f8e7d6c5b4a"  # no known key shape: only the env-variable rule catches it
-MAX_BODY = 256 * 1024
+MAX_BODY = 128 * 1024
 MAX_TEXT = 16 * 1024
-MAX_ATTACHMENT = 64 * 1024
+MAX_ATTACHMENT = 32 * 1024
 JSON = {"Content-Type": "application/json"}
 
 
