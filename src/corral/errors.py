@@ -6,7 +6,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     CorralError
     ├── ManifestError              a manifest broke one or more rules (.violations)
     ├── AdapterError
-    │   ├── AdapterNotFoundError   no adapter with that id (.adapter_id)
+    │   ├── AdapterNotFoundError   no runnable adapter with that id (.adapter_id, .reason)
     │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
     │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
     │   └── DetectionError         detect / probe / verify failed (.adapter_id, .step)
@@ -63,9 +63,14 @@ class AdapterError(CorralError):
 class AdapterNotFoundError(AdapterError):
     exit_code = 4
 
-    def __init__(self, adapter_id: str) -> None:
-        super().__init__(f"no adapter named {adapter_id!r}")
+    def __init__(self, adapter_id: str, reason: str | None = None) -> None:
+        if reason is None:
+            super().__init__(f"no adapter named {adapter_id!r}")
+        else:
+            super().__init__(f"adapter {adapter_id!r} is listed but cannot run: {reason}")
         self.adapter_id = adapter_id
+        self.reason = reason
+        """Why a listed adapter cannot run (``None``: no adapter has that id)."""
 
 
 class AdapterContractError(AdapterError, TypeError):

@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-import shutil
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -231,12 +230,16 @@ class BaseAdapter:
 
     @classmethod
     async def detect(cls, *, timeout: float = 10.0) -> DetectedAgent | None:
-        """Find ``cli_binary`` on PATH and ask it ``--version``; ``None`` when absent."""
+        """Find ``cli_binary`` as launch does (:func:`find_binary`) and ask it ``--version``;
+        ``None`` when absent."""
         if not cls.cli_binary:
             return None
-        path = shutil.which(cls.cli_binary)
-        if path is None:
+        from ..registry._resolve import resolve_executable_path
+
+        found = resolve_executable_path(cls.cli_binary)
+        if found is None:
             return None
+        path = found.path
         version: str | None = None
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -347,10 +350,11 @@ async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
 
 
 def find_binary(binary: str | None, name: str) -> str:
-    """The executable to launch: the one given, else corral's pinned install of ``name``, else PATH."""
+    """The executable to launch: the one given, else ``name`` found the way detection finds it
+    (:func:`corral.registry.resolve_executable_path`: the pinned install, then PATH)."""
     if binary:
         return binary
-    from ..agents import locate
+    from ..registry._resolve import resolve_executable_path
 
-    found = locate(name)
-    return str(found) if found is not None else (shutil.which(name) or name)
+    found = resolve_executable_path(name)
+    return found.path if found is not None else name

@@ -29,18 +29,18 @@ def register(root: typer.Typer) -> None:
         ),
     ) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
-        from ..adapters import canonical_id
+        from ..registry import Registry
         from ..testing.agent_scenarios import SCENARIOS
         from ..testing.recorder import record as record_one
-        from .run import adapter_class
 
-        if canonical_id(agent) not in ("claude-code", "qwen"):
+        registry = Registry()
+        cls = registry.resolve(agent)
+        if cls.agent_id not in ("claude-code", "qwen"):
             # Every other driver records through its conformance target with the transport tap.
             from ..testing._record_targets import main as record_targets
 
             argv = [agent, scenario, "--out", str(out)]
             raise typer.Exit(record_targets(argv))
-        cls = adapter_class(agent)
         names = list(SCENARIOS) if scenario == "all" else [scenario]
         for name in names:
             missing = (

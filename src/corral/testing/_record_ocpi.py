@@ -33,8 +33,10 @@ from typing import Any
 from .. import agents
 from .._version import __version__
 from ..adapters.base import Attachment, BaseAdapter
+from ..errors import ConfigError
 from ..events import ApprovalRequested, Event, QuestionAsked, SessionEnded, TextDelta, TurnCompleted
 from ..redirect import redirect_for
+from ..registry import Registry
 from .conformance._scenarios import PNG_1PX
 from .fake_model import FakeModelServer
 
@@ -276,15 +278,9 @@ SCENARIOS: dict[str, RecScenario] = {
 
 
 def _adapter_class(cli: str) -> type[BaseAdapter]:
-    if cli == "opencode":
-        from ..adapters.opencode import OpenCodeAdapter
-
-        return OpenCodeAdapter
-    if cli == "pi":
-        from ..adapters.pi import PiAdapter
-
-        return PiAdapter
-    raise SystemExit(f"unknown cli {cli!r} (opencode or pi)")
+    if cli not in ("opencode", "pi"):
+        raise ConfigError(f"unknown cli {cli!r} (opencode or pi)")
+    return Registry().resolve(cli)
 
 
 def _argv_of(adapter: Any) -> list[str]:
@@ -318,7 +314,7 @@ async def record(cli: str, name: str, out: Path = ROOT) -> Path:
     scenario = SCENARIOS[name]
     binary = agents.locate(cli)
     if binary is None:
-        raise SystemExit(f"{cli} is not installed (corral agents install {cli})")
+        raise ConfigError(f"{cli} is not installed (corral agents install {cli})")
     version = _version(str(binary))
     rec = Recording()
     tmp = Path(tempfile.mkdtemp(prefix=f"corral-record-{cli}-"))
