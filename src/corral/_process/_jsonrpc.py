@@ -29,7 +29,8 @@ from typing import Any
 import msgspec
 
 from ..errors import JsonRpcError, ProcessError, RequestTimeout
-from ._transport import OverlongLine, ProcessTransport
+from ._line import LineTransport
+from ._transport import OverlongLine
 
 METHOD_NOT_FOUND: Any = object()
 """Returned by an ``on_request`` handler that does not know the method."""
@@ -48,7 +49,7 @@ async def _no_requests(method: str, params: Any) -> Any:
 class JsonRpcClient:
     def __init__(
         self,
-        transport: ProcessTransport,
+        transport: LineTransport,
         *,
         on_request: RequestHandler | None = None,
         on_notification: NotificationHandler | None = None,

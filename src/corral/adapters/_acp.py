@@ -3,8 +3,9 @@
 An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_binary``,
 ``acp_args``, ``model_flags``) and its capabilities; everything else is here:
 
-* spawn through :class:`corral._process.ProcessTransport` (line cap, stderr tail, and a ``tap``
-  that sees every raw line both ways — the recorder uses it) and talk JSON-RPC through
+* spawn through ``self.transport_factory`` (default :class:`corral._process.ProcessTransport`:
+  line cap, stderr tail, and a ``tap`` that sees every raw line both ways — the recorder uses it;
+  a test plays a recording through :class:`corral.testing.Recording`) and talk JSON-RPC through
   :class:`corral._process.JsonRpcClient`; request and response bodies are the SDK's schema types
   (``acp.schema``) — see docs/decisions/009 for why not the SDK's connection;
 * ``initialize`` with the client capabilities corral serves (``fs`` confined to the project root,
@@ -36,7 +37,15 @@ from acp.schema import (
     InitializeResponse,
 )
 
-from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
+from .._process import (
+    DEFAULT_TRANSPORT,
+    METHOD_NOT_FOUND,
+    JsonRpcClient,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
 from ..errors import (
     JsonRpcError,
     ProcessError,
@@ -89,6 +98,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     def __init__(
         self,
@@ -122,7 +133,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             asyncio.Queue()
         )
         self._client: JsonRpcClient | None = None
-        self._transport: ProcessTransport | None = None
+        self._transport: LineTransport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.permissions = Permissions()
         self._in_turn = False
@@ -147,7 +158,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         launch = self.build_launch()
         environ = launch.environ()
         self.terminals = Terminals(self.files, environ)
-        self._transport = ProcessTransport(launch.argv, env=environ, cwd=self.cwd, tap=self.tap)
+        self._transport = self.transport_factory(
+            launch.argv, env=environ, cwd=self.cwd, tap=self.tap
+        )
         await self._transport.start()
         self._client = JsonRpcClient(
             self._transport,

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._process import OverlongLine, ProcessTransport, Tap
+from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from ..errors import ProcessError, UnsupportedOperation
 from ..events import (
     AgentInfo,
@@ -43,6 +43,8 @@ class CodexExecAdapter(BaseAdapter):
     agent_id: ClassVar[str] = "codex-exec"
     display_name: ClassVar[str] = "Codex (exec)"
     cli_binary: ClassVar[str | None] = "codex"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     cap_resume = True
     cap_image_input = True
@@ -76,7 +78,7 @@ class CodexExecAdapter(BaseAdapter):
         self.sandbox = sandbox
         self.tap = tap
         self._events: asyncio.Queue[Event] = asyncio.Queue()
-        self._transport: ProcessTransport | None = None
+        self._transport: LineTransport | None = None
         self._pump: asyncio.Task[None] | None = None
         self._parser: ExecParser | None = None
         self._cancelled = False
@@ -109,7 +111,7 @@ class CodexExecAdapter(BaseAdapter):
             sandbox=self.sandbox,
             images=images,
         )
-        transport = ProcessTransport(
+        transport = self.transport_factory(
             plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
         )
         await transport.start()
@@ -119,7 +121,7 @@ class CodexExecAdapter(BaseAdapter):
         self._cancelled = False
         self._pump = asyncio.create_task(self._run(transport), name="codex-exec-pump")
 
-    async def _run(self, transport: ProcessTransport) -> None:
+    async def _run(self, transport: LineTransport) -> None:
         parser = self._parser
         assert parser is not None
         async for line in transport.lines():

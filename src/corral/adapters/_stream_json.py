@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._process import OverlongLine, ProcessTransport, Tap
+from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
 from ..events import (
     AgentInfo,
@@ -51,6 +51,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     default_binary: ClassVar[str]
     control_timeout: ClassVar[float] = 30.0
     stop_grace: ClassVar[float] = 5.0
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     def __init__(
         self,
@@ -79,7 +81,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self.tap = tap
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.parser = ClaudeStreamParser()
-        self.transport: ProcessTransport | None = None
+        self.transport: LineTransport | None = None
         self.agent_session_id: str | None = None
         self.last_usage: Usage | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -126,7 +128,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     async def _spawn(self, request: StreamJsonRequest) -> Launch:
         launch = self.build(request)
-        transport = ProcessTransport(launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap)
+        transport = self.transport_factory(
+            launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap
+        )
         self.transport = transport
         await transport.start()
         self._ended = False
@@ -276,7 +280,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             self._pending.pop(request_id, None)
 
     # ── reading ──
-    async def _read_loop(self, transport: ProcessTransport) -> None:
+    async def _read_loop(self, transport: LineTransport) -> None:
         try:
             async for line in transport.lines():
                 for event in self._on_line(line):
@@ -342,7 +346,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 }
             )
 
-    async def _finish(self, transport: ProcessTransport) -> None:
+    async def _finish(self, transport: LineTransport) -> None:
         if self._restart_on_exit and not transport.killed_by_us:
             await self._restart_after_exit(transport)
             return
@@ -373,7 +377,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         await self._queue.put(_END)
 
     # ── restart (for CLIs whose interrupt ends the process) ──
-    async def _restart_after_exit(self, transport: ProcessTransport) -> None:
+    async def _restart_after_exit(self, transport: LineTransport) -> None:
         """The process exited because we interrupted it: end the turn ``cancelled`` and resume."""
         self._restart_on_exit = False
         with contextlib.suppress(TimeoutError):

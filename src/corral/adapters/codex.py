@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .._process import METHOD_NOT_FOUND, JsonRpcClient, ProcessTransport, Tap
+from .._process import DEFAULT_TRANSPORT, METHOD_NOT_FOUND, JsonRpcClient, Tap, TransportFactory
 from .._version import __version__
 from ..errors import ConfigError, JsonRpcError, ProcessError, UnsupportedOperation
 from ..events import (
@@ -58,6 +58,8 @@ class CodexAdapter(BaseAdapter):
     agent_id: ClassVar[str] = "codex"
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     cap_images = True
     cap_image_input = True
@@ -122,7 +124,7 @@ class CodexAdapter(BaseAdapter):
         _, lifted_approval, lifted_sandbox = launch.lift_policy(self.extra_args)
         approval = self.approval_policy or lifted_approval or launch.DEFAULT_APPROVAL
         sandbox = self.sandbox or lifted_sandbox or launch.DEFAULT_SANDBOX
-        transport = ProcessTransport(
+        transport = self.transport_factory(
             plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
         )
         await transport.start()

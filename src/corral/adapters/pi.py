@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._process import OverlongLine, ProcessTransport
+from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
 from ..events import (
     AgentInfo,
@@ -35,8 +35,6 @@ from ..events import (
 )
 from ..protocols.pi_rpc import PiRpcParser
 from .base import Attachment, BaseAdapter, find_binary
-
-Tap = Callable[[str, bytes], None]
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 COMMAND_TIMEOUT = 30.0
@@ -76,6 +74,8 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
 
 class PiAdapter(BaseAdapter):
     agent_id = "pi"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
     display_name = "Pi"
     cli_binary = "pi"
 
@@ -116,7 +116,7 @@ class PiAdapter(BaseAdapter):
         self.extra_args = list(extra_args)
         self.tap = tap
         self.parser = PiRpcParser()
-        self.transport: ProcessTransport | None = None
+        self.transport: LineTransport | None = None
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
@@ -135,7 +135,7 @@ class PiAdapter(BaseAdapter):
             resume=self.resume_session_id,
             extra_args=self.extra_args,
         )
-        self.transport = ProcessTransport(argv, env=self.env, cwd=self.cwd, tap=self.tap)
+        self.transport = self.transport_factory(argv, env=self.env, cwd=self.cwd, tap=self.tap)
         await self.transport.start()
         self._reader = asyncio.create_task(self._read(), name="pi-rpc-reader")
         try:

@@ -21,8 +21,6 @@ from typing import Literal
 
 import msgspec
 
-from .._paths import cache_dir
-
 HostPlatform = Literal["linux", "macos", "windows"]
 
 WINDOWS_DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD"
@@ -58,7 +56,9 @@ def pinned_bin_dirs(name: str, *, cache: Path | None = None) -> list[Path]:
     The layout (``agents/<name>/<version>/node_modules/.bin`` for npm packages,
     ``…/venv/bin`` for PyPI ones) is owned by ``corral agents``; this is the registry's read side.
     """
-    root = (cache if cache is not None else cache_dir()) / "agents" / name
+    from ..agents._layout import agents_root
+
+    root = (cache / "agents" if cache is not None else agents_root()) / name
     if not root.is_dir():
         return []
     versions = sorted(
