@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from corral.protocols.acp import replay
+from corral.testing import Recording
 from corral.testing._record_targets import _version, encode
 
 
@@ -22,4 +22,7 @@ def test_encode_and_replay_roundtrip() -> None:
     assert entries[-1] == {"dir": "exit", "code": 0}
     assert _version(lines, "fallback") == "9.9"  # type: ignore[arg-type]
     assert _version([], "fallback") == "fallback"
-    assert [e.__struct_config__.tag for e in replay(entries)] == ["turn.completed"]
+    recording = Recording(entries)  # what the recorder writes is what the replay reads
+    assert len(recording.segments) == 1
+    assert [m["method"] for m in recording.sent()] == ["initialize", "session/prompt"]
+    assert recording.factory(["agent"]).exit_code == 0
