@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -24,8 +23,15 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
-from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from .._process import (
+    DEFAULT_TRANSPORT,
+    Correlator,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
+from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     ApprovalDecision,
@@ -85,8 +91,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self.agent_session_id: str | None = None
         self.last_usage: Usage | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._ids = itertools.count(1)
+        self._calls: Correlator[str] = Correlator(lambda n: f"req_{n}_{secrets.token_hex(4)}")
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
         self._actions: list[Callable[[], Awaitable[None]]] = []
@@ -264,20 +269,13 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         )
 
     async def _control(self, request: dict[str, Any], timeout: float | None = None) -> Any:
-        request_id = f"req_{next(self._ids)}_{secrets.token_hex(4)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
+        async def send(request_id: str) -> None:
             await self._write(
                 {"type": "control_request", "request_id": request_id, "request": request}
             )
-            limit = self.control_timeout if timeout is None else timeout
-            try:
-                return await asyncio.wait_for(asyncio.shield(future), limit)
-            except TimeoutError:
-                raise RequestTimeout(str(request.get("subtype")), limit) from None
-        finally:
-            self._pending.pop(request_id, None)
+
+        limit = self.control_timeout if timeout is None else timeout
+        return await self._calls.call(send, timeout=limit, what=str(request.get("subtype")))
 
     # ── reading ──
     async def _read_loop(self, transport: LineTransport) -> None:
@@ -329,13 +327,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         return events
 
     def _resolve(self, response: dict[str, Any]) -> None:
-        future = self._pending.get(response.get("request_id", ""))
-        if future is None or future.done():
-            return
+        request_id = response.get("request_id", "")
         if response.get("subtype") == "error":
-            future.set_exception(ProtocolError(f"agent refused: {response.get('error')}"))
+            self._calls.reject(request_id, ProtocolError(f"agent refused: {response.get('error')}"))
         else:
-            future.set_result(response.get("response"))
+            self._calls.resolve(request_id, response.get("response"))
 
     async def _error_reply(self, request_id: str, error: str) -> None:
         with contextlib.suppress(ProcessError, SessionError):
@@ -369,10 +365,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 message=f"{self.display_name} exited with code {code}",
                 stderr_tail=tail,
             )
-        failure = ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
+        self._calls.fail_all(
+            ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
+        )
         await self._queue.put(ended)
         await self._queue.put(_END)
 
@@ -382,13 +377,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self._restart_on_exit = False
         with contextlib.suppress(TimeoutError):
             await transport.wait(self.stop_grace)
-        failure = ProcessError(
-            f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+        self._calls.fail_all(
+            ProcessError(
+                f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+            )
         )
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
-                future.exception()
         for event in self.parser.cancel_turn():
             await self._queue.put(event)
         self._restart_task = asyncio.create_task(self._restart(), name=f"{self.agent_id}-restart")

@@ -15,15 +15,21 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import itertools
 import json
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
-from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from .._process import (
+    DEFAULT_TRANSPORT,
+    Correlator,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
+from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     EndReason,
@@ -118,8 +124,7 @@ class PiAdapter(BaseAdapter):
         self.parser = PiRpcParser()
         self.transport: LineTransport | None = None
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._ids = itertools.count(1)
+        self._calls: Correlator[str] = Correlator(lambda n: f"corral-{n}")
         self._reader: asyncio.Task[None] | None = None
         self._agent_started = asyncio.Event()
         self._stopping = False
@@ -193,10 +198,8 @@ class PiAdapter(BaseAdapter):
                 continue
             if not isinstance(obj, dict):
                 continue
-            if obj.get("type") == "response" and obj.get("id") in self._pending:
-                fut = self._pending.pop(obj["id"])
-                if not fut.done():
-                    fut.set_result(obj)
+            if obj.get("type") == "response":
+                self._calls.resolve(obj.get("id"), obj)
             if obj.get("type") == "agent_start":
                 self._agent_started.set()
             elif obj.get("type") == "agent_end":
@@ -214,10 +217,7 @@ class PiAdapter(BaseAdapter):
         code = None
         with contextlib.suppress(Exception):
             code = await self.transport.wait(5.0)
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(ProcessError("pi exited", code, self.transport.stderr_tail))
-        self._pending.clear()
+        self._calls.fail_all(ProcessError("pi exited", code, self.transport.stderr_tail))
         self._emit(self.parser.finish())
         if self._stopping:
             self._end(EndReason.COMPLETED, code, None)
@@ -264,15 +264,13 @@ class PiAdapter(BaseAdapter):
         self, command: dict[str, Any], *, timeout: float = COMMAND_TIMEOUT
     ) -> dict[str, Any]:
         """Send one RPC command and return its ``data``; a failed response raises."""
-        cid = f"corral-{next(self._ids)}"
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[cid] = fut
-        await self._write({**command, "id": cid})
-        try:
-            response = await asyncio.wait_for(fut, timeout)
-        except TimeoutError:
-            self._pending.pop(cid, None)
-            raise RequestTimeout(str(command.get("type")), timeout) from None
+
+        async def send(cid: str) -> None:
+            await self._write({**command, "id": cid})
+
+        response: dict[str, Any] = await self._calls.call(
+            send, timeout=timeout, what=str(command.get("type"))
+        )
         if response.get("success") is False:
             raise ProtocolError(
                 f"pi {command.get('type')}: {response.get('error')}", json.dumps(response)
