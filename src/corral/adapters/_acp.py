@@ -68,6 +68,7 @@ from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
 from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, SessionIdCallback, find_binary
 
 _TURN_TIMEOUT = 3600.0
@@ -140,7 +141,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._replaying = False
         self._stopping = False
         self._ended = False
-        self._usage: dict[str, int] = {}
+        self._usage = UsageTotals()
 
     # ── launch ──
     def build_launch(self) -> AcpLaunch:
@@ -440,15 +441,11 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if self._ended:
             return
         if isinstance(event, Usage):
-            for field in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"):
-                value = getattr(event, field)
-                if value:
-                    self._usage[field] = self._usage.get(field, 0) + value
+            self._usage.add(event)
         self._events.put_nowait(event)
 
-    async def get_usage(self) -> dict[str, Any]:
-        """Tokens summed over the session's turns (as the agent reported them)."""
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     def _emit_all(self, events: list[Event]) -> None:
         for event in events:

@@ -45,6 +45,7 @@ from ..events import (
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
 
 _encoder = msgspec.json.Encoder()
@@ -89,7 +90,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self.parser = ClaudeStreamParser()
         self.transport: LineTransport | None = None
         self.agent_session_id: str | None = None
-        self.last_usage: Usage | None = None
+        self._usage = UsageTotals()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._calls: Correlator[str] = Correlator(lambda n: f"req_{n}_{secrets.token_hex(4)}")
         self._reader: asyncio.Task[None] | None = None
@@ -245,8 +246,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             "version": self.parser.version,
         }
 
-    async def get_usage(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self.last_usage) if self.last_usage else {}
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     # ── wire helpers ──
     def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
@@ -318,7 +319,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         events = self.review(self.parser.feed(obj))
         for event in events:
             if isinstance(event, Usage):
-                self.last_usage = event
+                self._usage.add(event)
         sid = self.parser.session_id
         if sid and sid != self.agent_session_id:
             self.agent_session_id = sid

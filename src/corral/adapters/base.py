@@ -35,6 +35,7 @@ import msgspec
 
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
+from ._usage import UsageTotals
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -196,8 +197,9 @@ class BaseAdapter:
     async def list_models(self) -> list[str]:
         return []
 
-    async def get_usage(self) -> dict[str, Any]:
-        return {}
+    async def get_usage(self) -> UsageTotals:
+        """Tokens and cost summed over the session's ``Usage`` events (see ``provides_usage``)."""
+        return UsageTotals()
 
     # ── helpers ──
     @classmethod

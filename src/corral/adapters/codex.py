@@ -35,6 +35,7 @@ from ..events import (
     StopReason,
     TurnCompleted,
     UnknownEvent,
+    Usage,
 )
 from ..protocols.codex_app_server import (
     APPROVAL_METHODS,
@@ -46,6 +47,7 @@ from ..protocols.codex_app_server import (
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
 
 _REQUEST_TIMEOUT = 60.0
@@ -106,6 +108,7 @@ class CodexAdapter(BaseAdapter):
         self.parser = AppServerParser()
         self._client: JsonRpcClient | None = None
         self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._usage = UsageTotals()
         self._turn_id: str | None = None
         self._finished_turns: set[str] = set()
         self._approvals: dict[str, tuple[str, dict[str, Any], asyncio.Future[Any]]] = {}
@@ -304,8 +307,8 @@ class CodexAdapter(BaseAdapter):
             self._pending["sandbox"] = sandbox
         self._emit(StatusChanged(status="permission_mode", message=mode))
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self.parser.usage_total)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         """Process, thread and turn as the driver knows them (no request to codex needed)."""
@@ -409,6 +412,8 @@ class CodexAdapter(BaseAdapter):
     # ── helpers ──
     def _emit(self, event: Event) -> None:
         if not self._ended:
+            if isinstance(event, Usage):
+                self._usage.add(event)
             self._events.put_nowait(event)
 
     def _end(self, event: SessionEnded) -> None:

@@ -45,6 +45,7 @@ from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
 
 Tap = Callable[[str, bytes], None]
@@ -118,7 +119,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._ended = False
         self._attach_path: Path | None = None
         self._corral_session_id = ""
-        self._usage: dict[str, float] = {}
+        self._usage = UsageTotals()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -317,8 +318,8 @@ class OpenCodeAdapter(BaseAdapter):
                 out += [f"{provider.get('id')}/{m}" for m in provider.get("models") or {}]
         return out
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.server is not None and self.server.returncode is None
@@ -336,12 +337,7 @@ class OpenCodeAdapter(BaseAdapter):
         }
 
     def _count_usage(self, usage: Usage) -> None:
-        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-            value = getattr(usage, key)
-            if value:
-                self._usage[key] = self._usage.get(key, 0) + value
-        if usage.cost_usd:
-            self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + usage.cost_usd
+        self._usage.add(usage)
 
     async def stop(self) -> None:
         if self._stopping:

@@ -40,6 +40,7 @@ from ..events import (
     Usage,
 )
 from ..protocols.pi_rpc import PiRpcParser
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -129,7 +130,7 @@ class PiAdapter(BaseAdapter):
         self._agent_started = asyncio.Event()
         self._stopping = False
         self._ended = False
-        self._usage: dict[str, float] = {}
+        self._usage = UsageTotals()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -238,17 +239,7 @@ class PiAdapter(BaseAdapter):
         while True:
             event = await self._queue.get()
             if isinstance(event, Usage):
-                for key in (
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                ):
-                    value = getattr(event, key)
-                    if value:
-                        self._usage[key] = self._usage.get(key, 0) + value
-                if event.cost_usd:
-                    self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + event.cost_usd
+                self._usage.add(event)
             yield event
             if isinstance(event, SessionEnded):
                 return
@@ -343,8 +334,8 @@ class PiAdapter(BaseAdapter):
             if isinstance(m, dict)
         ]
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.transport is not None and self.transport.returncode is None

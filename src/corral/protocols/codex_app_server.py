@@ -93,7 +93,6 @@ class AppServerParser:
         self.turn_id: str | None = None
         """The turn in progress (set by ``turn/started``, cleared by ``turn/completed``)."""
         self.model: str | None = None
-        self.usage_total: dict[str, int] = {}
         self._items: dict[str, dict[str, Any]] = {}
         self._streamed: set[str] = set()
         self._output: dict[str, list[str]] = {}
@@ -243,8 +242,7 @@ class AppServerParser:
 
     def _token_usage(self, p: dict[str, Any]) -> list[Event]:
         usage = p.get("tokenUsage") or {}
-        last, total = usage.get("last") or {}, usage.get("total") or {}
-        self.usage_total = {k: v for k, v in total.items() if isinstance(v, int)}
+        last = usage.get("last") or {}
         return [
             Usage(
                 input_tokens=last.get("inputTokens"),

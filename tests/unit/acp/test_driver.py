@@ -251,4 +251,5 @@ async def test_usage_per_turn_and_summed(adapter: AcpAdapter) -> None:
     await run_turn(adapter, "hello")
     usage = [e for e in first if isinstance(e, Usage)]
     assert [(u.input_tokens, u.output_tokens) for u in usage] == [(3, 2)]
-    assert await adapter.get_usage() == {"input_tokens": 6, "output_tokens": 4}
+    totals = await adapter.get_usage()
+    assert (totals.input_tokens, totals.output_tokens, totals.turns) == (6, 4, 2)

@@ -35,6 +35,7 @@ from corral.events import (
     SessionEnded,
     StopReason,
     TurnCompleted,
+    Usage,
 )
 from corral.testing import Recording, ReplayDivergence
 
@@ -65,11 +66,15 @@ DRIVERS: dict[str, Driver] = {
 }
 
 
+LAST: dict[str, BaseAdapter] = {}
+
+
 async def run(fixture: str, tmp_path: Path, **options: Any) -> tuple[list[Event], Recording]:
     cli, _, scenario = fixture.rpartition("/")
     make, action = DRIVERS[cli]
     recording = Recording.load(ROOT / cli / f"{scenario}.jsonl", **options)
-    events = await replay_session(make(str(tmp_path)), recording, action)
+    LAST["adapter"] = adapter = make(str(tmp_path))
+    events = await replay_session(adapter, recording, action)
     return events, recording
 
 
@@ -158,6 +163,14 @@ async def test_a_stopped_session_ends_completed(fixture: str, tmp_path: Path) ->
     recording.check()
     assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
     assert ended(events).reason is EndReason.COMPLETED
+    # get_usage() is the sum of the Usage events the driver emitted, for every driver alike
+    usage = of(events, Usage)
+    totals = await LAST["adapter"].get_usage()
+    assert totals.turns == len(usage)
+    assert totals.input_tokens == sum(u.input_tokens or 0 for u in usage)
+    assert totals.output_tokens == sum(u.output_tokens or 0 for u in usage)
+    if LAST["adapter"].provides_usage:
+        assert totals.output_tokens > 0
 
 
 def _cut_mid_turn(path: Path, action: Callable[[Any], Action]) -> list[dict[str, Any]]:
