@@ -299,8 +299,10 @@ def contract_problems(cls: type) -> list[str]:
             problems.append(f"{meth}() must be implemented")
             continue
         if meth == "stream":
-            if not (inspect.isasyncgenfunction(impl) or callable(impl)):
-                problems.append("stream() must be an async generator")
+            # An async generator, or a plain method returning an async iterator; an ``async def``
+            # without ``yield`` returns a coroutine, which ``async for`` cannot iterate.
+            if inspect.iscoroutinefunction(impl) or not callable(impl):
+                problems.append("stream() must be an async generator (async def with yield)")
         elif not inspect.iscoroutinefunction(impl):
             problems.append(f"{meth}() must be a coroutine (async def)")
     if (
