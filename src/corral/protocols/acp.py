@@ -481,13 +481,6 @@ class AcpParser:
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
         ]
 
-    def prompt_cancelled(self, raw: Any = None) -> list[Event]:
-        return [
-            *self._flush(),
-            *self._close_open(StopReason.CANCELLED),
-            TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw),
-        ]
-
     def _close_open(self, reason: StopReason) -> list[Event]:
         """Calls still open when the turn ends get their terminal event here, once.
 

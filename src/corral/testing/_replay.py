@@ -40,6 +40,7 @@ from typing import Any
 
 from .._process import OverlongLine, Tap
 from ..errors import ProcessError
+from . import _transcript as transcript
 
 DEFAULT_WAIT = 10.0
 """How long a recorded line waits for the driver's write before the replay reports a divergence."""
@@ -301,8 +302,7 @@ class Recording:
 
     @classmethod
     def load(cls, path: Path | str, **options: Any) -> Recording:
-        text = Path(path).read_text(encoding="utf-8")
-        return cls([json.loads(line) for line in text.splitlines() if line.strip()], **options)
+        return cls(transcript.read(path), **options)
 
     def sent(self, segment: int = 0) -> list[Any]:
         """The lines the recorded driver wrote to process ``segment`` (prompts, answers…)."""

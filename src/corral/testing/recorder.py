@@ -21,56 +21,31 @@ These files are the only parser fixtures corral accepts; none is written by hand
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from .. import agents
 from .._version import __version__
 from ..adapters.base import BaseAdapter, accepts, parse_version
 from ..errors import ConfigError
 from ..redirect import redirect_for
+from . import _transcript as transcript
 from ._drive import Driver
+from ._transcript import Tape
 from .agent_scenarios import SCENARIOS, AgentScenario
 from .fake_model import FakeModelServer
 
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 MODEL = "fake-model"
 API_KEY = "corral-test-key"
-
-
-@dataclass
-class Recording:
-    """The raw lines of one run, in both directions."""
-
-    lines: list[tuple[str, bytes]] = field(default_factory=list)
-
-    def tap(self, direction: str, line: bytes) -> None:
-        self.lines.append((direction, line))
-
-    def jsonl(self) -> str:
-        out = []
-        for direction, raw in self.lines:
-            if direction == "exit":
-                out.append(json.dumps({"dir": "exit", "code": int(raw)}))
-                continue
-            entry: dict[str, Any] = {"dir": direction}
-            try:
-                entry["line"] = msgspec.json.decode(raw)
-            except msgspec.DecodeError:
-                entry["text"] = raw.decode("utf-8", errors="replace")
-            out.append(json.dumps(entry, ensure_ascii=False))
-        return "\n".join(out) + "\n"
 
 
 @dataclass
@@ -176,7 +151,7 @@ async def record(
     cli = adapter_cls.cli_binary or adapter_cls.agent_id
     binary = binary or locate(cli)
     version = cli_version(binary)
-    recording = Recording()
+    tape = Tape()
     with workspace() as (home, cwd), FakeModelServer(scenario.model) as server:
         run = await run_scenario(
             adapter_cls,
@@ -185,13 +160,9 @@ async def record(
             home=home,
             cwd=cwd,
             binary=binary,
-            tap=recording.tap,
+            tap=tape.tap,
         )
         requests = len(server.requests.model_calls())
-    target = out / cli / version
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{scenario_name}.jsonl"
-    path.write_text(recording.jsonl(), encoding="utf-8")
     meta = {
         "cli": cli,
         "version": version,
@@ -206,5 +177,4 @@ async def record(
         "corral_version": __version__,
         "command": f"corral record {adapter_cls.agent_id} {scenario_name} --out {out}",
     }
-    path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    return path
+    return transcript.write(out, cli, version, scenario_name, tape.entries(), meta)

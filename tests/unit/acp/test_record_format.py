@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from corral.testing import Recording
-from corral.testing._record_targets import _version, encode
+from corral.testing._record_targets import _version
+from corral.testing._transcript import encode
 
 
 def test_encode_and_replay_roundtrip() -> None:
