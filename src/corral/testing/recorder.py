@@ -38,9 +38,9 @@ from ..adapters.base import BaseAdapter, accepts, parse_version
 from ..errors import ConfigError
 from ..redirect import redirect_for
 from . import _transcript as transcript
-from ._drive import Driver
 from ._transcript import Tape
 from .agent_scenarios import SCENARIOS, AgentScenario
+from .conformance._session import LiveSession
 from .fake_model import FakeModelServer
 
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
@@ -53,7 +53,7 @@ class ScenarioRun:
     """What one scenario run left behind: the driver (events), the model's requests, the workspace."""
 
     scenario: AgentScenario
-    driver: Driver
+    driver: LiveSession
     server: FakeModelServer
     cwd: Path
     home: Path
@@ -126,13 +126,12 @@ async def run_scenario(
     }
     # Only what the adapter's __init__ takes (pi, for one, has no permission mode).
     adapter = adapter_cls(**{k: v for k, v in kwargs.items() if accepts(adapter_cls, k)})
-    driver = Driver(adapter, approve=scenario.approve, answer=scenario.answer)
+    driver = LiveSession(adapter, "scenario", approve=scenario.approve, answer=scenario.answer)
     try:
         await driver.start()
         await scenario.drive(driver)
     finally:
-        if not driver.ended:
-            await driver.finish()
+        await driver.close()
     return ScenarioRun(
         scenario=scenario, driver=driver, server=server, cwd=cwd, home=home, argv=argv
     )
