@@ -3,7 +3,7 @@ first (the thread id comes from the first ``thread.started``).
 
 exec has no stdin protocol (stdin is closed at once — codex would otherwise wait on it) and never
 asks for approval (its policy is fixed to ``never``; the sandbox still applies). ``interrupt()``
-ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``/``cap_interrupt``
+ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``
 stay False: exec prints an agent message only once it is complete, so nothing shows that a turn is
 under way before it is nearly over, and the conformance cancel scenario races ``turn.completed``.
 """
@@ -48,7 +48,6 @@ class CodexExecAdapter(BaseAdapter):
 
     cap_resume = True
     cap_image_input = True
-    cap_images = True
 
     provides_models = False
     provides_usage = False

@@ -103,12 +103,10 @@ class BaseAdapter:
     """Executable probed by the default ``detect()`` (``<binary> --version``)."""
 
     # ── capabilities: data, the single source of truth ──
-    cap_images: ClassVar[bool] = False
     cap_documents: ClassVar[bool] = False
     cap_thinking: ClassVar[bool] = False
     cap_permissions: ClassVar[bool] = False
     cap_subagents: ClassVar[bool] = False
-    cap_interrupt: ClassVar[bool] = False
     cap_input_during_turn: ClassVar[bool] = False
     cap_terminal: ClassVar[bool] = False
     cap_resume: ClassVar[bool] = False

@@ -63,11 +63,9 @@ class CodexAdapter(BaseAdapter):
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True

@@ -59,12 +59,10 @@ class OpenCodeAdapter(BaseAdapter):
     display_name = "OpenCode"
     cli_binary = "opencode"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
     cap_subagents = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True

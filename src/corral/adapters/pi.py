@@ -86,10 +86,8 @@ class PiAdapter(BaseAdapter):
     display_name = "Pi"
     cli_binary = "pi"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True

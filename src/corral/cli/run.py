@@ -139,9 +139,7 @@ async def run_once(
     def on_sigint() -> None:
         nonlocal interrupts
         interrupts += 1
-        action = (
-            adapter.interrupt() if interrupts == 1 and adapter.cap_interrupt else adapter.stop()
-        )
+        action = adapter.interrupt() if interrupts == 1 and adapter.cap_cancel else adapter.stop()
         task = loop.create_task(action)
         signal_tasks.add(task)
         task.add_done_callback(signal_tasks.discard)

@@ -214,7 +214,7 @@ SCENARIOS: dict[str, AgentScenario] = {
                 "default": {"text": "Quick answer."},
             },
             drive=drive_cancel,
-            requires=("interrupt",),
+            requires=("cancel",),
         ),
         AgentScenario(
             name="follow-up",

@@ -74,7 +74,7 @@ def test_every_problem_is_reported() -> None:
             agent_id = "bad id!"
             provides_models = True
             provides_usage = "no"  # type: ignore[assignment]
-            cap_images = 1  # type: ignore[assignment]
+            cap_cancel = 1  # type: ignore[assignment]
 
             def start(self, session_id):  # type: ignore[no-untyped-def]  # not async
                 ...
@@ -84,7 +84,7 @@ def test_every_problem_is_reported() -> None:
         "display_name",
         "agent_id 'bad id!'",
         "provides_usage must be a bool",
-        "cap_images must be a bool",
+        "cap_cancel must be a bool",
         "start() must be a coroutine",
         "send() must be implemented",
         "stream() must be implemented",

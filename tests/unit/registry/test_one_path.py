@@ -131,7 +131,7 @@ def test_adapters_list_json_marks_them_runnable(
     row = {r["id"]: r for r in json.loads(out)["adapters"]}[adapter_id]
     assert row["runnable"] is True
     assert row["source"] in ("dropin", "entry-point")
-    assert "interrupt" in row["capabilities"]
+    assert "cancel" in row["capabilities"]
 
 
 @pytest.mark.parametrize("adapter_id", IDS)

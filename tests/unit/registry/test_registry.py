@@ -45,7 +45,7 @@ class EchoAdapter(BaseAdapter):
     agent_id = "echo-dropin"
     display_name = "Echo"
     cli_binary = "echo"
-    cap_interrupt = True
+    cap_cancel = True
     provides_models = False
     provides_usage = False
 
@@ -230,7 +230,7 @@ def test_dropin_dir_loads_only_the_good_module(
     assert entry.manifest.display_name == "Echo"
     assert registry.adapter_class("echo-dropin") is entry.adapter_class
     caps, source = registry.capabilities("echo-dropin")
-    assert (caps.enabled(), source) == (["interrupt"], "adapter-class")
+    assert (caps.enabled(), source) == (["cancel"], "adapter-class")
     assert registry.get("claude-code").source == "builtin"
 
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
