@@ -56,7 +56,7 @@ from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -370,7 +370,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             code = await self._transport.kill()
         tail = self._transport.stderr_tail[-2000:] or None
         self._emit(
-            Error(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
+            ErrorEvent(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
         )
         self._end(
             EndReason.FAILED, exit_code=code, message="the agent process exited", stderr_tail=tail
@@ -386,7 +386,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
                 self._emit_all(events)
             return
         self._emit(
-            Error(
+            ErrorEvent(
                 message=f"unexpected notification {method!r} from the agent",
                 code="unknown_method",
                 raw={"method": method, "params": params},
@@ -404,7 +404,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if method in _TERMINAL_METHODS and self.serve_terminal and self.terminals is not None:
             return await self.terminals.handle(method, params)
         self._emit(
-            Error(
+            ErrorEvent(
                 message=f"the agent called {method!r}, which corral does not serve",
                 code="unknown_method",
                 raw={"method": method, "params": params},
@@ -434,7 +434,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             if not head.strip():
                 return
             text = "the agent wrote a line that is not JSON-RPC"
-        self._emit(Error(message=text, code="invalid_jsonrpc", raw={"line": head[:2000]}))
+        self._emit(ErrorEvent(message=text, code="invalid_jsonrpc", raw={"line": head[:2000]}))
 
     # ── emitting and ending ──
     def _emit(self, event: Event) -> None:

@@ -36,7 +36,7 @@ from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -292,7 +292,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     def _on_line(self, line: bytes | OverlongLine) -> list[Event]:
         if isinstance(line, OverlongLine):
             return [
-                Error(
+                ErrorEvent(
                     message=f"dropped a {line.size}-byte line from the agent (over the line limit)",
                     code="line_too_long",
                 )
@@ -395,7 +395,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             await self._spawn(request)
         except (ProtocolError, ProcessError, SessionError) as exc:
             await self._queue.put(
-                Error(message=f"could not resume after the interrupt: {exc}", fatal=True)
+                ErrorEvent(message=f"could not resume after the interrupt: {exc}", fatal=True)
             )
             await self._queue.put(SessionEnded(reason=EndReason.FAILED, message=str(exc)))
             await self._queue.put(_END)

@@ -34,7 +34,7 @@ from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -185,12 +185,12 @@ class OpenCodeAdapter(BaseAdapter):
             try:
                 obj = json.loads(msg.data)
             except ValueError:
-                self._emit([Error(message="undecodable /event data", raw=msg.data)])
+                self._emit([ErrorEvent(message="undecodable /event data", raw=msg.data)])
                 continue
             try:
                 events = self.parser.feed(obj)
             except Exception as exc:  # a parser bug must not stall the session
-                events = [Error(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+                events = [ErrorEvent(message=f"could not parse an /event object: {exc!r}", raw=obj)]
             self._emit(events)
 
     async def _open_session(self) -> None:

@@ -33,7 +33,7 @@ from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -181,14 +181,14 @@ class PiAdapter(BaseAdapter):
         assert self.transport is not None
         async for line in self.transport.lines():
             if isinstance(line, OverlongLine):
-                self._emit([Error(message=f"pi printed an overlong line ({line.size} bytes)")])
+                self._emit([ErrorEvent(message=f"pi printed an overlong line ({line.size} bytes)")])
                 continue
             try:
                 obj = json.loads(line)
             except ValueError:
                 self._emit(
                     [
-                        Error(
+                        ErrorEvent(
                             message="pi printed a line that is not JSON",
                             raw=line.decode("utf-8", "replace"),
                         )
@@ -211,7 +211,7 @@ class PiAdapter(BaseAdapter):
             try:
                 events = self.parser.feed(obj)
             except Exception as exc:  # a parser bug must not stall the session
-                events = [Error(message=f"could not parse a pi line: {exc!r}", raw=obj)]
+                events = [ErrorEvent(message=f"could not parse a pi line: {exc!r}", raw=obj)]
             self._emit(events)
         code = None
         with contextlib.suppress(Exception):

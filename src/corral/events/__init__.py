@@ -19,7 +19,7 @@ from ._model import (
     ApprovalResolved,
     Capabilities,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -44,7 +44,7 @@ from ._model import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ._schema import events_schema
 
@@ -59,7 +59,7 @@ __all__ = [
     "Capabilities",
     "EndReason",
     "Envelope",
-    "Error",
+    "ErrorEvent",
     "Event",
     "FileDiff",
     "PlanEntry",
@@ -85,7 +85,7 @@ __all__ = [
     "TurnCompleted",
     "UnknownEvent",
     "Usage",
-    "Warning",
+    "WarningEvent",
     "decode_envelope",
     "decode_event",
     "encode",
@@ -93,3 +93,12 @@ __all__ = [
     "events_schema",
     "to_builtins",
 ]
+
+
+def __getattr__(name: str) -> type:
+    """The old names ``Warning`` and ``Error`` (they shadowed builtins): kept importable for code
+    written before the rename, not exported. Use :class:`WarningEvent` / :class:`ErrorEvent`."""
+    old = {"Warning": WarningEvent, "Error": ErrorEvent}
+    if name in old:
+        return old[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

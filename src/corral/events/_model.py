@@ -321,12 +321,12 @@ class Usage(_Base, frozen=True, tag="usage"):
     model: str | None = None
 
 
-class Warning(_Base, frozen=True, tag="warning"):
+class WarningEvent(_Base, frozen=True, tag="warning"):
     message: str
     code: str | None = None
 
 
-class Error(_Base, frozen=True, tag="error"):
+class ErrorEvent(_Base, frozen=True, tag="error"):
     message: str
     code: str | None = None
     fatal: bool = False
@@ -358,8 +358,8 @@ Event = (
     | QuestionAnswered
     | PlanUpdated
     | Usage
-    | Warning
-    | Error
+    | WarningEvent
+    | ErrorEvent
     | UnknownEvent
 )
 """Every event corral emits. ``UnknownEvent`` closes the union."""

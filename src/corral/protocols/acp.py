@@ -47,7 +47,7 @@ from ..events import (
     ApprovalOption,
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -477,7 +477,7 @@ class AcpParser:
         return [
             *self._flush(),
             *self._close_open(StopReason.ERROR),
-            Error(message=message, code="prompt_failed", raw=raw),
+            ErrorEvent(message=message, code="prompt_failed", raw=raw),
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
         ]
 

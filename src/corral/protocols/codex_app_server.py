@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     PlanEntry,
     PlanUpdated,
@@ -42,7 +42,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
@@ -222,7 +222,7 @@ class AppServerParser:
     def _error(self, p: dict[str, Any]) -> list[Event]:
         err = p.get("error") or {}
         return [
-            Error(
+            ErrorEvent(
                 message=err.get("message") or "error",
                 code=error_code(err.get("codexErrorInfo")),
                 fatal=not p.get("willRetry", False),
@@ -234,7 +234,7 @@ class AppServerParser:
         message = p.get("message") or p.get("summary") or ""
         if p.get("details"):
             message = f"{message}\n{p['details']}"
-        return [Warning(message=message, raw=p)]
+        return [WarningEvent(message=message, raw=p)]
 
     def _model_rerouted(self, p: dict[str, Any]) -> list[Event]:
         self.model = p.get("toModel", self.model)
