@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from .._process import Tap
 from .._process._sse import SseClient
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
@@ -47,8 +48,6 @@ from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
-
-Tap = Callable[[str, bytes], None]
 
 READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
