@@ -28,7 +28,7 @@ from corral.events import (
 )
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
-from corral.testing.agent_scenarios import SCENARIOS
+from corral.testing._agent_scenarios import SCENARIOS
 from corral.testing.conformance import LiveSession
 
 MODEL = "fake-model"

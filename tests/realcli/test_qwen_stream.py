@@ -18,11 +18,11 @@ from corral.adapters.qwen import QwenAdapter
 from corral.errors import UnsupportedOperation
 from corral.events import QuestionAsked
 from corral.testing import FakeModelServer
-from corral.testing.agent_scenarios import SCENARIOS as RECORDED
+from corral.testing._agent_scenarios import SCENARIOS as RECORDED
+from corral.testing._recorder import record
 from corral.testing.conformance import SCENARIOS, LiveSession, Outcome
 from corral.testing.conformance import run_scenario as run_conformance_scenario
 from corral.testing.conformance._targets import SPECS, build_target
-from corral.testing.recorder import record
 
 AGENT = "qwen"
 pytestmark = [pytest.mark.realcli(AGENT), pytest.mark.timeout(300)]

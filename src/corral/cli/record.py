@@ -1,6 +1,6 @@
 """``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
 
-See :mod:`corral.testing.recorder` for the file layout. ``--all`` records every scenario the agent's
+See :mod:`corral.testing._recorder` for the file layout. ``--all`` records every scenario the agent's
 capabilities allow. Exit codes: 0 recorded · 1 the run failed · 2 bad usage · 4 unknown agent.
 """
 
@@ -32,8 +32,8 @@ def register(root: typer.Typer) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
         from ..registry import Registry
         from ..testing import _record_ocpi, _record_targets
-        from ..testing.agent_scenarios import SCENARIOS
-        from ..testing.recorder import record as record_one
+        from ..testing._agent_scenarios import SCENARIOS
+        from ..testing._recorder import record as record_one
 
         cls = Registry().resolve(agent)
         if cls.agent_id in ("opencode", "pi") and _record_ocpi.scenario_names(agent, scenario):

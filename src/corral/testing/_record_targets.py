@@ -5,7 +5,7 @@
 ``AGENT`` is a conformance target whose adapter has a transport ``tap`` (the ACP agents, codex,
 codex-exec, …) and ``SCENARIO`` a conformance scenario (``all``: every one the target can run). The
 scenario runs through the real adapter with the tap on; every line in both directions is written
-to ``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of :mod:`corral.testing.recorder`::
+to ``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of :mod:`corral.testing._recorder`::
 
     {"dir": "in",  "line": {...}}     a line corral wrote to the agent's stdin
     {"dir": "out", "line": {...}}     a line the agent printed on stdout

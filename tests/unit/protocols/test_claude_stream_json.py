@@ -1,7 +1,7 @@
 """ClaudeStreamParser on transcripts recorded from the real Claude Code and Qwen Code CLIs.
 
 Every fixture was recorded by ``corral record <agent> <scenario>`` against the scripted model; the
-scenarios are in ``corral.testing.agent_scenarios``.
+scenarios are in ``corral.testing._agent_scenarios``.
 """
 
 from __future__ import annotations

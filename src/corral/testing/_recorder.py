@@ -1,6 +1,6 @@
 """Record a real agent CLI's protocol traffic against the scripted model server.
 
-``corral record AGENT SCENARIO --out DIR`` runs one :mod:`~corral.testing.agent_scenarios` scenario
+``corral record AGENT SCENARIO --out DIR`` runs one :mod:`~corral.testing._agent_scenarios` scenario
 through the adapter with the transport tap on, the fake model server started in-process, an
 isolated HOME and a fresh git repository as the working directory. It writes:
 
@@ -38,8 +38,8 @@ from ..adapters.base import BaseAdapter, accepts, parse_version
 from ..errors import ConfigError
 from ..redirect import redirect_for
 from . import _transcript as transcript
+from ._agent_scenarios import SCENARIOS, AgentScenario
 from ._transcript import Tape
-from .agent_scenarios import SCENARIOS, AgentScenario
 from .conformance._session import LiveSession
 from .fake_model import FakeModelServer
 
