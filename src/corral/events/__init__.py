@@ -94,11 +94,7 @@ __all__ = [
     "to_builtins",
 ]
 
-
-def __getattr__(name: str) -> type:
-    """The old names ``Warning`` and ``Error`` (they shadowed builtins): kept importable for code
-    written before the rename, not exported. Use :class:`WarningEvent` / :class:`ErrorEvent`."""
-    old = {"Warning": WarningEvent, "Error": ErrorEvent}
-    if name in old:
-        return old[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The old names (they shadowed the builtins), kept importable for code written before the rename;
+# not exported. Use WarningEvent / ErrorEvent.
+Warning = WarningEvent
+Error = ErrorEvent
