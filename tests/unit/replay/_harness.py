@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from corral.adapters.base import BaseAdapter, iter_events
-from corral.events import ApprovalDecision, ApprovalRequested, Event, SessionEnded
+from corral.events import ApprovalDecision, ApprovalRequested, Event, QuestionAsked, SessionEnded
 from corral.testing import Recording
 
 ROOT = Path(__file__).parents[2] / "fixtures" / "transcripts"
 WAIT = 15.0
 
 Action = tuple[str, Any] | None
-"""``("prompt", text)``, ``("interrupt", None)``, ``("answer", key)`` or ``None`` (driver's own)."""
+"""``("prompt", text)``, ``("interrupt", None)``, ``("answer", key)``, ``("question", answers)``
+or ``None`` (a line the driver writes on its own)."""
 
 
 def _d(value: Any) -> dict[str, Any]:
@@ -47,6 +48,9 @@ def claude_action(line: Any) -> Action:
     ):
         return ("interrupt", None)
     inner = _d(_d(msg.get("response")).get("response"))
+    answers = _d(inner.get("updatedInput")).get("answers")
+    if msg.get("type") == "control_response" and isinstance(answers, dict):
+        return ("question", answers)
     if msg.get("type") == "control_response" and "behavior" in inner:
         return ("answer", inner["behavior"])
     return None
@@ -70,8 +74,11 @@ def codex_action(line: Any) -> Action:
         return ("prompt", _texts(_d(msg.get("params")).get("input")))
     if msg.get("method") == "turn/interrupt":
         return ("interrupt", None)
-    if "method" not in msg and "decision" in _d(msg.get("result")):
-        return ("answer", _d(msg["result"])["decision"])
+    decision = _d(msg.get("result")).get("decision")
+    if "method" not in msg and decision == "cancel":
+        return None  # the driver withdraws a pending approval itself when the turn is interrupted
+    if "method" not in msg and decision is not None:
+        return ("answer", decision)
     return None
 
 
@@ -115,6 +122,7 @@ async def replay_session(
     adapter.transport_factory = recording.factory  # type: ignore[attr-defined]
     events: list[Event] = []
     approvals: asyncio.Queue[ApprovalRequested] = asyncio.Queue()
+    questions: asyncio.Queue[QuestionAsked] = asyncio.Queue()
     ended = asyncio.Event()
 
     async def collect() -> None:
@@ -122,6 +130,8 @@ async def replay_session(
             events.append(event)
             if isinstance(event, ApprovalRequested):
                 approvals.put_nowait(event)
+            elif isinstance(event, QuestionAsked):
+                questions.put_nowait(event)
         ended.set()
 
     await asyncio.wait_for(adapter.start(session_id), WAIT)
@@ -154,6 +164,10 @@ async def replay_session(
                         await transport.progressed(0.05)
                     else:
                         await transport.progressed(0.05)
+                elif todo[0] == "question":
+                    asked = await asyncio.wait_for(questions.get(), WAIT)
+                    await adapter.answer_question(asked.request_id, todo[1])  # type: ignore[attr-defined]
+                    await transport.progressed(0.05)
                 else:
                     request = await asyncio.wait_for(approvals.get(), WAIT)
                     await answer(adapter, request, todo[1])

@@ -32,6 +32,8 @@ from corral.events import (
     ApprovalResolved,
     EndReason,
     Event,
+    QuestionAnswered,
+    QuestionAsked,
     SessionEnded,
     StopReason,
     TurnCompleted,
@@ -141,6 +143,30 @@ async def test_cancel(fixture: str, tmp_path: Path) -> None:
     if len(turns) > 1:  # the turn after the cancel ran normally
         assert turns[-1].stop_reason is StopReason.END_TURN
     assert ended(events).reason is EndReason.COMPLETED
+
+
+# ── control replies: a question answered, an approval withdrawn by an interrupt ──
+
+
+async def test_claude_question_is_answered_through_the_control_channel(tmp_path: Path) -> None:
+    events, recording = await run("claude/2.1.197/question", tmp_path)
+    recording.check()
+    [asked] = of(events, QuestionAsked)
+    [answered] = of(events, QuestionAnswered)
+    assert answered.request_id == asked.request_id
+    assert answered.answers == {"Which color?": "blue"}
+    assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
+
+
+async def test_codex_interrupt_withdraws_the_pending_approval(tmp_path: Path) -> None:
+    events, recording = await run("codex/0.171.0/interrupt-during-approval", tmp_path)
+    recording.check()  # the driver itself answered the pending approval with "cancel"
+    [request] = of(events, ApprovalRequested)
+    resolved = [r for r in of(events, ApprovalResolved) if r.request_id == request.request_id]
+    assert [r.decision for r in resolved] == [ApprovalDecision.CANCEL]
+    turns = of(events, TurnCompleted)
+    assert turns[0].stop_reason is StopReason.CANCELLED
+    assert turns[-1].stop_reason is StopReason.END_TURN
 
 
 # ── end of session: stopped by us, or the agent died mid-turn ──
