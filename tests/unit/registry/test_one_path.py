@@ -216,3 +216,27 @@ def test_conformance_on_a_listed_adapter_that_cannot_run_says_why(
     code, out, _ = cli(capsys, monkeypatch, "conformance", "cursor", "-s", "text", "--json")
     assert code == 1
     assert "cannot run" in json.loads(out)["missing"]["cursor"]
+
+
+async def test_sessions_api_refuses_a_listed_adapter_that_cannot_run(tmp_path: Path) -> None:
+    app = create_app(Settings(db_path=tmp_path / "corral.db", token="t"))
+    headers = {"Authorization": "Bearer t", "Content-Type": "application/json"}
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1", headers=headers
+        ) as client:
+            r = await client.post("/api/sessions", json={"adapter_id": "amp"})
+            assert r.status_code == 404, r.text
+            assert "'amp' is listed but cannot run" in r.json()["error"]
+            assert (await client.get("/api/sessions")).json() == []  # nothing was stored
+
+
+def test_adapters_show_says_why_it_cannot_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = cli(capsys, monkeypatch, "adapters", "show", "copilot", "--json")
+    assert code == 0
+    info = json.loads(out)
+    assert (info["runnable"], info["adapterClass"], info["capabilities"]) == (False, None, [])
+    assert "'acp' driver" in info["notRunnableReason"]
