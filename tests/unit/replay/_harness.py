@@ -70,7 +70,7 @@ def acp_action(line: Any) -> Action:
 
 def codex_action(line: Any) -> Action:
     msg = _d(line)
-    if msg.get("method") == "turn/start":
+    if msg.get("method") in ("turn/start", "turn/steer"):
         return ("prompt", _texts(_d(msg.get("params")).get("input")))
     if msg.get("method") == "turn/interrupt":
         return ("interrupt", None)
@@ -144,7 +144,15 @@ async def replay_session(
                 pending = transport.pending_write
                 step = (len(recording.transports), len(transport.written))
                 todo = action(pending) if pending is not None and step not in done else None
-                if todo is not None and todo[0] != "interrupt":
+                if (
+                    todo is not None
+                    and todo[0] in ("prompt", "interrupt")
+                    and not transport.caught_up
+                ):
+                    # the user acted after reading what came before: wait for the driver to read it
+                    await transport.progressed(0.05)
+                    continue
+                if todo is not None:
                     done.add(step)
                 if pending is None:
                     last = len(recording.transports) == len(recording.segments)
@@ -154,16 +162,13 @@ async def replay_session(
                 elif todo is None:
                     await transport.progressed(0.05)
                 elif todo[0] == "prompt":
+                    await asyncio.sleep(0.05)  # as for an interrupt: the events come first
                     await adapter.send(todo[1])
                     await transport.progressed(0.05)
                 elif todo[0] == "interrupt":
-                    if transport.caught_up:
-                        done.add(step)
-                        await asyncio.sleep(0.05)  # let the driver turn what it read into events
-                        await adapter.interrupt()  # type: ignore[attr-defined]
-                        await transport.progressed(0.05)
-                    else:
-                        await transport.progressed(0.05)
+                    await asyncio.sleep(0.05)  # let the driver turn what it read into events
+                    await adapter.interrupt()  # type: ignore[attr-defined]
+                    await transport.progressed(0.05)
                 elif todo[0] == "question":
                     asked = await asyncio.wait_for(questions.get(), WAIT)
                     await adapter.answer_question(asked.request_id, todo[1])  # type: ignore[attr-defined]

@@ -71,6 +71,14 @@ DRIVERS: dict[str, Driver] = {
 LAST: dict[str, BaseAdapter] = {}
 
 
+class _Actions(dict[str, Callable[[Any], Action]]):
+    def __missing__(self, fixture: str) -> Callable[[Any], Action]:
+        return DRIVERS[fixture.rpartition("/")[0]][1]
+
+
+ACTIONS = _Actions()
+
+
 async def run(fixture: str, tmp_path: Path, **options: Any) -> tuple[list[Event], Recording]:
     cli, _, scenario = fixture.rpartition("/")
     make, action = DRIVERS[cli]
@@ -142,6 +150,28 @@ async def test_cancel(fixture: str, tmp_path: Path) -> None:
     assert turns[0].stop_reason is StopReason.CANCELLED, turns
     if len(turns) > 1:  # the turn after the cancel ran normally
         assert turns[-1].stop_reason is StopReason.END_TURN
+    assert ended(events).reason is EndReason.COMPLETED
+
+
+# ── input during a turn: the second prompt reaches the agent while the first turn runs ──
+
+DURING = [
+    "claude/2.1.197/input-during-turn",
+    "qwen/0.15.10/input-during-turn",
+    "codex/0.171.0/input-during-turn",
+    "pi/0.73.1/prompt-during-turn",
+]
+
+
+@pytest.mark.parametrize("fixture", DURING)
+async def test_input_during_a_turn(fixture: str, tmp_path: Path) -> None:
+    events, recording = await run(fixture, tmp_path)
+    recording.check()  # incl. how it went out: codex turn/steer, pi steer/follow_up, a user line
+    prompts = [
+        line for line in recording.sent() if (ACTIONS[fixture](line) or ("",))[0] == "prompt"
+    ]
+    assert len(prompts) == 2
+    assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
     assert ended(events).reason is EndReason.COMPLETED
 
 
