@@ -12,7 +12,7 @@ from ..events import (
     ApprovalRequested,
     ApprovalResolved,
     Envelope,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     QuestionAnswered,
@@ -28,7 +28,7 @@ from ..events import (
     ToolCallUpdated,
     TurnCompleted,
     Usage,
-    Warning,
+    WarningEvent,
     encode,
 )
 
@@ -147,9 +147,9 @@ class HumanRenderer:
                 )
             elif event.stop_reason.value != "end_turn":
                 self.err.print(f"[yellow]turn ended: {event.stop_reason.value}[/]")
-        elif isinstance(event, Warning):
+        elif isinstance(event, WarningEvent):
             self.err.print(f"[yellow]warning:[/] {event.message}", highlight=False)
-        elif isinstance(event, Error):
+        elif isinstance(event, ErrorEvent):
             self.err.print(f"[red]error:[/] {event.message}", highlight=False)
         elif isinstance(event, SessionEnded):
             self._newline()

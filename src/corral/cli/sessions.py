@@ -26,7 +26,7 @@ from ..errors import ApiError, ConfigError
 from ..events import (
     ApprovalRequested,
     Envelope,
-    Error,
+    ErrorEvent,
     QuestionAsked,
     SessionEnded,
     SessionStarted,
@@ -37,7 +37,7 @@ from ..events import (
     ToolCallFailed,
     ToolCallStarted,
     TurnCompleted,
-    Warning,
+    WarningEvent,
     decode_envelope,
 )
 from ..sessions import SeqGate
@@ -87,7 +87,7 @@ def render_event(envelope: Envelope) -> str | None:
         if ev.status.startswith("prompt.") and "text" in raw:
             return f"[{ev.status} v{raw.get('version')}] {raw['text'][:80]!r}\n"
         return f"[{ev.status}{': ' + ev.message if ev.message else ''}]\n"
-    if isinstance(ev, Warning | Error):
+    if isinstance(ev, WarningEvent | ErrorEvent):
         return f"[{ev.__struct_config__.tag}] {ev.message}\n"
     return None
 
