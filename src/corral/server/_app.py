@@ -17,15 +17,16 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._paths import home_dir
 from .._version import __version__
 from ..errors import CorralError
-from ..sessions import DEFAULT_QUEUE_LIMIT, Resolver, SessionManager
-from . import _sessions_api, _sse
+from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionManager
+from . import _adapters_api, _overview_api, _sessions_api, _sse, _web
 from ._auth import BearerTokenMiddleware, is_loopback
+from ._demo import DemoProvider, demo_resolver
 from ._openapi import openapi_document
 from ._responses import corral_error_response, error_response
 
@@ -58,20 +59,14 @@ class Settings:
         return not is_loopback(self.host)
 
 
-_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>corral</title></head>
-<body><h1>corral</h1><p>corral {version} is running. The web app arrives in a later release;
-the API lives under <code>/api</code> (<a href="/api/openapi.json">OpenAPI</a>).</p></body></html>"""
-
-
 def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starlette:
     """The service. ``app.state.token`` is the bearer token in force (``None`` on loopback)."""
     settings.db_path.parent.mkdir(parents=True, exist_ok=True)
     token = settings.token
+    demo = DemoProvider(settings.db_path.parent / "demo-home")
+    resolver = demo_resolver(resolver or AdapterResolver(), demo)
     if settings.requires_token and not token:
         token = secrets.token_urlsafe(24)
-
-    async def index(request: Request) -> HTMLResponse:
-        return HTMLResponse(_PAGE.format(version=__version__))
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True, "version": __version__})
@@ -81,11 +76,14 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with SessionManager(
-            settings.db_path, resolver=resolver, queue_limit=settings.queue_limit
-        ) as manager:
-            app.state.manager = manager
-            yield
+        try:
+            async with SessionManager(
+                settings.db_path, resolver=resolver, queue_limit=settings.queue_limit
+            ) as manager:
+                app.state.manager = manager
+                yield
+        finally:
+            demo.close()
 
     async def on_corral_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, CorralError)
@@ -96,7 +94,9 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
 
     middleware = [Middleware(BearerTokenMiddleware, token=token)] if token else []
     routes = [
-        Route("/", index),
+        *_web.ROUTES,
+        *_adapters_api.ROUTES,
+        *_overview_api.ROUTES,
         Route("/api/health", health),
         Route("/api/openapi.json", openapi),
         *_sessions_api.ROUTES,

@@ -14,6 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
+from . import _adapters_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -37,6 +38,8 @@ _TYPES: tuple[Any, ...] = (
     SessionStatus,
     ViewState,
     Envelope,
+    *_adapters_api.OPENAPI_TYPES,
+    *_overview_api.OPENAPI_TYPES,
 )
 
 
@@ -85,6 +88,19 @@ def _paths() -> dict[str, dict[str, Any]]:
     return {
         "/api/health": {"get": _op("Liveness and version")},
         "/api/openapi.json": {"get": _op("This document")},
+        "/api/adapters": {
+            "get": _op(
+                "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
+                query=(("refresh", "boolean"),),
+                returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/overview": {
+            "get": _op(
+                "Every session with attention, pending cards, usage and last activity",
+                returns={"type": "array", "items": _ref("SessionOverview")},
+            )
+        },
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
             "post": _op(

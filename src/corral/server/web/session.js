@@ -1,0 +1,477 @@
+// The session view: header and controls, transcript (live over SSE), the durable queue, composer.
+
+import { api, get, post, put, patch, toBase64 } from "./api.js";
+import { h, clear, pretty, formatCost } from "./dom.js";
+import { Transcript, usageText, PROMPT_WORDING } from "./transcript.js";
+
+const EVENT_TYPES = [
+  "session.started", "status", "turn.completed", "session.ended", "text.delta", "text.complete",
+  "reasoning.delta", "reasoning.complete", "tool.started", "tool.updated", "tool.completed",
+  "tool.failed", "file.diff", "approval.requested", "approval.resolved", "question.asked",
+  "question.answered", "plan.updated", "usage", "warning", "error", "unknown",
+];
+const SAVE_DELAY = 400;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+export class SessionView {
+  constructor(sid, { onTitle, announce }) {
+    this.sid = sid;
+    this.onTitle = onTitle;
+    this.announce = announce;
+    this.base = `/api/sessions/${encodeURIComponent(sid)}`;
+    this.session = null;
+    this.prompts = [];
+    this.view = { draft_text: "", draft_attachments: [], edit_target: null, follow: true };
+    this.source = null;
+    this.saveTimer = null;
+    this.queueTimer = null;
+    this.refreshTimer = null;
+    this.closed = false;
+  }
+
+  async mount(main) {
+    this.main = main;
+    const [detail, view, events] = await Promise.all([
+      get(this.base),
+      get(`${this.base}/view`),
+      get(`${this.base}/events`),
+    ]);
+    this.session = detail.session;
+    this.prompts = detail.prompts;
+    this.view = { ...this.view, ...view };
+    this.build();
+    this.transcript.load(events);
+    this.renderHeader();
+    this.renderQueue();
+    this.restoreScroll();
+    this.connect();
+  }
+
+  unmount() {
+    this.closed = true;
+    this.source?.close();
+    clearTimeout(this.saveTimer);
+    this.flushView();
+  }
+
+  // ── layout ──
+  build() {
+    const m = this.main;
+    clear(m);
+    this.titleEl = h("h1", { id: "session-title", tabindex: "-1" });
+    this.stateEl = h("span", { class: "badge state" });
+    this.metaEl = h("p", { class: "session-meta" });
+    this.usageEl = h("p", { class: "session-usage", "aria-label": "Session usage" });
+    const btn = (label, onclick, cls = "") => h("button", { type: "button", class: cls, onclick }, label);
+    this.controls = {
+      stop: btn("Stop", () => this.act("stop", "Stop requested"), ""),
+      resume: btn("Resume", () => this.act("resume", "Resumed"), ""),
+      status: btn("Status", () => this.queryStatus(), ""),
+      repair: btn("Repair", () => this.act("repair", "Readiness re-checked"), ""),
+      kill: btn("Kill", () => this.kill(), "danger"),
+    };
+    this.statusOut = h("div", { class: "status-out", role: "status" });
+    const header = h(
+      "header",
+      { class: "session-header" },
+      h("div", { class: "title-row" }, this.titleEl, this.stateEl),
+      this.metaEl,
+      this.usageEl,
+      h("div", { class: "controls", role: "toolbar", "aria-label": "Session controls" },
+        Object.values(this.controls)),
+      this.statusOut,
+    );
+    this.log = h("div", {
+      class: "transcript",
+      role: "log",
+      "aria-live": "polite",
+      "aria-label": "Transcript",
+      tabindex: "0",
+    });
+    this.transcript = new Transcript(this.log, {
+      onApprove: (rid, option) =>
+        post(`${this.base}/approvals/${encodeURIComponent(rid)}`, {
+          decision: option.decision,
+          ...(option.id ? { option_id: option.id } : {}),
+        }),
+      onAnswer: (rid, answers) =>
+        post(`${this.base}/questions/${encodeURIComponent(rid)}`, { answers }),
+      onRetry: (pid) => this.promptAction(pid, "retry"),
+      onCancelPrompt: (pid) => this.promptAction(pid, "cancel"),
+      onUsage: () => this.renderUsage(),
+      onAgent: () => this.renderHeader(),
+    });
+    this.scroller = h("div", { class: "scroller" }, this.log);
+    this.scroller.addEventListener("scroll", () => this.onScroll(), { passive: true });
+    this.jump = h("button", { type: "button", class: "jump", hidden: true, onclick: () => this.follow(true) },
+      "Jump to latest");
+    this.queueList = h("ol", { class: "queue-list" });
+    this.queueBox = h(
+      "section",
+      { class: "queue", "aria-labelledby": "queue-title" },
+      h("h2", { id: "queue-title" }, "Queue"),
+      h("p", { class: "hint" }, "Prompts sent while a turn runs wait here and go out in order."),
+      this.queueList,
+    );
+    this.buildComposer();
+    append(m, header, h("div", { class: "session-body" }, this.scroller, this.jump), this.queueBox, this.composer);
+  }
+
+  buildComposer() {
+    this.input = h("textarea", {
+      id: "composer-input",
+      rows: "3",
+      placeholder: "Message the agent. Enter sends, Shift+Enter adds a line.",
+    });
+    this.input.value = this.view.draft_text || "";
+    this.input.addEventListener("input", () => this.saveSoon());
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+    this.attachments = [...(this.view.draft_attachments || [])];
+    this.chips = h("ul", { class: "chips", "aria-label": "Attached images" });
+    this.fileInput = h("input", { type: "file", accept: "image/*", multiple: true, id: "attach", class: "visually-hidden" });
+    this.fileInput.addEventListener("change", () => this.attach());
+    this.attachLabel = h("label", { for: "attach", class: "button" }, "Attach image");
+    this.effective = h("p", { class: "effective", id: "effective" });
+    this.composerError = h("p", { class: "error-text", role: "alert" });
+    this.composer = h(
+      "form",
+      {
+        class: "composer",
+        "aria-label": "Composer",
+        onsubmit: (e) => {
+          e.preventDefault();
+          this.submit();
+        },
+      },
+      h("label", { for: "composer-input" }, "Message"),
+      this.input,
+      this.chips,
+      h(
+        "div",
+        { class: "composer-row" },
+        this.effective,
+        this.fileInput,
+        this.attachLabel,
+        h("button", { type: "submit", class: "primary" }, "Send"),
+      ),
+      this.composerError,
+    );
+    this.renderChips();
+  }
+
+  // ── header ──
+  renderHeader() {
+    const s = this.session;
+    if (!s) return;
+    const info = s.agent_info || {};
+    const name = this.transcript.agent?.name || info.name || s.adapter_id;
+    this.titleEl.textContent = `${name}`;
+    this.stateEl.textContent = s.state;
+    this.stateEl.className = `badge state state-${s.state}`;
+    this.metaEl.textContent = [
+      s.cwd ? `Project ${s.cwd}` : "No project directory",
+      s.intent ? `intent ${s.intent}` : null,
+      `session ${s.id}`,
+    ].filter(Boolean).join(" · ");
+    const model = this.transcript.model || s.model || info.model || "adapter default";
+    this.effective.textContent = `Model: ${model} · Effort: ${s.effort || "default"}`;
+    const live = ["starting", "idle", "busy"].includes(s.state);
+    const caps = this.capabilities();
+    this.controls.stop.disabled = !live || !(caps.interrupt || caps.cancel);
+    this.controls.resume.hidden = !["failed", "disconnected"].includes(s.state);
+    this.controls.kill.disabled = s.state === "ended";
+    const images = Boolean(caps.image_input || caps.images);
+    this.attachLabel.hidden = !images;
+    this.fileInput.disabled = !images;
+    this.onTitle?.(name);
+    this.renderUsage();
+  }
+
+  capabilities() {
+    return this.transcript.agent?.capabilities || this.session?.agent_info?.capabilities || {};
+  }
+
+  renderUsage() {
+    const text = usageText(this.transcript.sessionUsage);
+    this.usageEl.textContent = text ? `Session usage: ${text}` : "";
+  }
+
+  async refreshSession() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(async () => {
+      try {
+        this.session = (await get(this.base)).session;
+        this.renderHeader();
+      } catch {
+        /* the next event retries */
+      }
+    }, 150);
+  }
+
+  // ── live events ──
+  connect() {
+    this.source?.close();
+    const url = `${this.base}/stream?after=${this.transcript.lastSeq}`;
+    const source = new EventSource(url, { withCredentials: true });
+    const onEvent = (msg) => {
+      let env;
+      try {
+        env = JSON.parse(msg.data);
+      } catch {
+        return;
+      }
+      this.receive(env);
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
+    source.onerror = () => {
+      // EventSource reconnects by itself with Last-Event-ID; a closed one is reopened here.
+      if (source.readyState === EventSource.CLOSED && !this.closed) {
+        setTimeout(() => !this.closed && this.connect(), 2000);
+      }
+    };
+    this.source = source;
+  }
+
+  receive(env) {
+    const nearBottom = this.isNearBottom();
+    if (!this.transcript.apply(env)) return;
+    const ev = env.event || {};
+    if (ev.type === "status" && (ev.status || "").startsWith("prompt.")) this.refreshQueueSoon();
+    if (["session.started", "turn.completed", "session.ended"].includes(ev.type) ||
+        ev.status === "prompt.sending" || ev.status === "disconnected") {
+      this.refreshSession();
+    }
+    if (ev.type === "approval.requested") this.announce?.("The agent asks for approval");
+    if (ev.type === "question.asked") this.announce?.("The agent asks a question");
+    if (this.view.follow && nearBottom) this.scrollToBottom();
+    else if (!this.view.follow) this.jump.hidden = false;
+  }
+
+  // ── scroll and follow ──
+  isNearBottom() {
+    const s = this.scroller;
+    return s.scrollHeight - s.scrollTop - s.clientHeight < 80;
+  }
+
+  scrollToBottom() {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  follow(on) {
+    this.view.follow = on;
+    this.jump.hidden = on;
+    if (on) this.scrollToBottom();
+    this.saveSoon();
+  }
+
+  onScroll() {
+    if (this.restoring) return;
+    const follow = this.isNearBottom();
+    if (follow !== this.view.follow) {
+      this.view.follow = follow;
+      this.jump.hidden = follow;
+    }
+    this.view.scroll_position = this.scroller.scrollTop;
+    this.saveSoon();
+  }
+
+  restoreScroll() {
+    this.restoring = true;
+    if (this.view.follow !== false || this.view.scroll_position === null) {
+      this.scrollToBottom();
+    } else {
+      this.scroller.scrollTop = this.view.scroll_position;
+      this.jump.hidden = false;
+    }
+    requestAnimationFrame(() => (this.restoring = false));
+  }
+
+  // ── the queue ──
+  refreshQueueSoon() {
+    clearTimeout(this.queueTimer);
+    this.queueTimer = setTimeout(async () => {
+      try {
+        this.prompts = await get(`${this.base}/prompts`);
+        this.renderQueue();
+      } catch {
+        /* shown on the next event */
+      }
+    }, 80);
+  }
+
+  renderQueue() {
+    const waiting = this.prompts.filter((p) => p.state === "queued" || p.state === "sending");
+    clear(this.queueList);
+    this.queueBox.hidden = waiting.length === 0;
+    waiting.forEach((p, i) => this.queueList.append(this.queueItem(p, i + 1)));
+    if (this.view.edit_target && !waiting.some((p) => p.id === this.view.edit_target)) {
+      this.view.edit_target = null;
+      this.saveSoon();
+    }
+  }
+
+  queueItem(p, n) {
+    const li = h("li", { class: `queued-prompt state-${p.state}`, dataset: { prompt: p.id } });
+    const label = h("span", { class: "badge", text: `${n} · ${PROMPT_WORDING[p.state] || p.state}` });
+    if (this.view.edit_target === p.id && p.state === "queued") {
+      const key = `corral.edit.${p.id}`;
+      const area = h("textarea", { rows: "2", "aria-label": `Edit queued prompt ${n}` });
+      area.value = localStorage.getItem(key) ?? p.text;
+      area.addEventListener("input", () => localStorage.setItem(key, area.value));
+      const err = h("span", { class: "error-text", role: "alert" });
+      const save = h("button", { type: "button", class: "primary", onclick: async () => {
+        try {
+          await patch(`/api/prompts/${encodeURIComponent(p.id)}`, { text: area.value, expected_version: p.version });
+          localStorage.removeItem(key);
+          this.view.edit_target = null;
+          this.saveSoon();
+          this.refreshQueueSoon();
+        } catch (e) {
+          err.textContent = e.status === 409 ? "It changed or was already sent; not saved." : e.message;
+        }
+      } }, "Save");
+      const discard = h("button", { type: "button", onclick: () => {
+        localStorage.removeItem(key);
+        this.view.edit_target = null;
+        this.saveSoon();
+        this.renderQueue();
+      } }, "Discard edit");
+      li.append(label, area, save, discard, err);
+      queueMicrotask(() => area.focus());
+      return li;
+    }
+    li.append(label, h("span", { class: "queued-text", text: p.text }));
+    if (p.attachments?.length) li.append(h("span", { class: "hint", text: ` (${p.attachments.length} image(s))` }));
+    if (p.state === "queued") {
+      li.append(
+        h("button", { type: "button", onclick: () => {
+          this.view.edit_target = p.id;
+          this.saveSoon();
+          this.renderQueue();
+        } }, "Edit"),
+        h("button", { type: "button", class: "danger", onclick: () => this.promptAction(p.id, "cancel") }, "Cancel"),
+      );
+    }
+    return li;
+  }
+
+  async promptAction(pid, action) {
+    try {
+      await post(`/api/prompts/${encodeURIComponent(pid)}/${action}`);
+      this.refreshQueueSoon();
+    } catch (e) {
+      this.composerError.textContent = `${action} failed: ${e.message}`;
+    }
+  }
+
+  // ── composer ──
+  async submit() {
+    const text = this.input.value;
+    if (!text.trim() && !this.attachments.length) return;
+    this.composerError.textContent = "";
+    try {
+      await post(`${this.base}/prompts`, { text, attachments: this.attachments });
+      this.input.value = "";
+      this.attachments = [];
+      this.renderChips();
+      this.saveSoon(0);
+      this.refreshQueueSoon();
+    } catch (e) {
+      this.composerError.textContent = `Not sent: ${e.message}`;
+    }
+  }
+
+  async attach() {
+    for (const file of this.fileInput.files) {
+      if (!file.type.startsWith("image/")) continue;
+      if (file.size > MAX_IMAGE_BYTES) {
+        this.composerError.textContent = `${file.name} is larger than 5 MB`;
+        continue;
+      }
+      const data = toBase64(await file.arrayBuffer());
+      this.attachments.push({ data, media_type: file.type, name: file.name });
+    }
+    this.fileInput.value = "";
+    this.renderChips();
+    this.saveSoon();
+  }
+
+  renderChips() {
+    clear(this.chips);
+    this.attachments.forEach((a, i) => {
+      const img = a.data ? h("img", { src: `data:${a.media_type};base64,${a.data}`, alt: "" }) : null;
+      this.chips.append(
+        h("li", {}, img, h("span", { text: a.name || a.media_type }),
+          h("button", { type: "button", "aria-label": `Remove ${a.name || "image"}`, onclick: () => {
+            this.attachments.splice(i, 1);
+            this.renderChips();
+            this.saveSoon();
+          } }, "×")),
+      );
+    });
+  }
+
+  // ── draft and view state (server-side, survives reload and restart) ──
+  saveSoon(delay = SAVE_DELAY) {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.flushView(), delay);
+  }
+
+  flushView() {
+    if (!this.input) return Promise.resolve();
+    const body = {
+      draft_text: this.input.value,
+      draft_attachments: this.attachments,
+      edit_target: this.view.edit_target,
+      scroll_position: this.view.scroll_position ?? null,
+      follow: this.view.follow !== false,
+    };
+    return put(`${this.base}/view`, body).catch(() => {});
+  }
+
+  // ── controls ──
+  async act(action, done) {
+    this.statusOut.textContent = "";
+    try {
+      const result = await post(`${this.base}/${action}`);
+      this.statusOut.textContent = done;
+      if (action === "repair" && result) this.statusOut.textContent = `${done}: ${result.ok ? "ready" : "not ready"}`;
+      this.refreshSession();
+    } catch (e) {
+      this.statusOut.textContent = `${action} failed: ${e.message}`;
+    }
+  }
+
+  async kill() {
+    if (!window.confirm("Kill this session? The agent process ends and queued prompts are canceled.")) return;
+    await this.act("kill", "Killed");
+  }
+
+  async queryStatus() {
+    clear(this.statusOut);
+    try {
+      const st = await get(`${this.base}/status`);
+      this.session = st.session;
+      this.renderHeader();
+      const q = Object.entries(st.queue || {}).map(([k, v]) => `${v} ${k}`).join(", ") || "empty";
+      this.statusOut.append(
+        h("p", {}, `${st.running ? (st.busy ? "Running a turn" : "Running, idle") : "Not running"} · queue: ${q}` +
+          ` · ${st.pending_approvals.length} approval(s), ${st.pending_questions.length} question(s) pending`),
+        st.adapter_status ? h("details", {}, h("summary", {}, "Agent status"), h("pre", { text: pretty(st.adapter_status) })) : null,
+      );
+    } catch (e) {
+      this.statusOut.textContent = `Status failed: ${e.message}`;
+    }
+  }
+}
+
+function append(el, ...children) {
+  for (const c of children) if (c) el.append(c);
+}
+
+export { formatCost };
