@@ -114,4 +114,5 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     )
     app.state.settings = settings
     app.state.token = token
+    app.state.demo = demo
     return app

@@ -86,7 +86,7 @@ DEMO_SCENARIO: dict[str, Any] = {
             "reply": {
                 "text": "Working through it slowly, one piece at a time, so you can queue "
                 "more prompts while this turn runs. Still going… and done.",
-                "chunks": 24,
+                "chunks": 40,
                 "chunk_delay": 0.25,
             },
         },

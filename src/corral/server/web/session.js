@@ -59,7 +59,7 @@ export class SessionView {
     const m = this.main;
     clear(m);
     this.titleEl = h("h1", { id: "session-title", tabindex: "-1" });
-    this.stateEl = h("span", { class: "badge state" });
+    this.stateEl = h("span", { class: "badge state", id: "session-state" });
     this.metaEl = h("p", { class: "session-meta" });
     this.usageEl = h("p", { class: "session-usage", "aria-label": "Session usage" });
     const btn = (label, onclick, cls = "") => h("button", { type: "button", class: cls, onclick }, label);
