@@ -43,6 +43,20 @@ DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 START_TIMEOUT = 20.0
 
 
+class _Server(uvicorn.Server):
+    """uvicorn that says when it has started (or given up)."""
+
+    def __init__(self, config: uvicorn.Config, started: threading.Event) -> None:
+        super().__init__(config)
+        self.started_event = started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets=sockets)
+        finally:
+            self.started_event.set()
+
+
 class LiveService:
     """``corral serve`` in a thread: the real app under uvicorn on an ephemeral loopback port."""
 
@@ -51,7 +65,7 @@ class LiveService:
         self.db_path = home / "corral.db"
         self.app: Starlette | None = None
         self.url = ""
-        self._server: uvicorn.Server | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> LiveService:
@@ -60,19 +74,15 @@ class LiveService:
         sock.bind(("127.0.0.1", 0))
         sock.listen(64)
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
         started = threading.Event()
+        server = _Server(uvicorn.Config(app, log_level="warning", lifespan="on"), started)
 
         def run() -> None:
-            async def main() -> None:
-                serve = asyncio.create_task(server.serve(sockets=[sock]))
-                while not server.started and not serve.done():
-                    await asyncio.sleep(0.05)
+            try:
+                asyncio.run(server.serve(sockets=[sock]))
+            finally:
                 started.set()
-                await serve
-
-            asyncio.run(main())
-            sock.close()
+                sock.close()
 
         self._thread = threading.Thread(target=run, name="corral-service", daemon=True)
         self._thread.start()
