@@ -1,4 +1,4 @@
-// DOM helpers. Text goes in through textContent / createTextNode only: never innerHTML.
+// DOM helpers. Text goes in through textContent / createTextNode only, never as markup.
 
 /** h("button", {class: "x", onclick: f, "aria-label": "y"}, "text", child) → an element. */
 export function h(tag, attrs = {}, ...children) {
