@@ -41,7 +41,7 @@ async def test_static_serves_only_the_shipped_assets(client: httpx.AsyncClient, 
     assert "import" not in r.text
 
 
-async def test_page_never_puts_text_into_innerhtml() -> None:
+def test_page_never_puts_text_into_innerhtml() -> None:
     web = Path(__file__).resolve().parents[3] / "src" / "corral" / "server" / "web"
     scripts = sorted(web.glob("*.js"))
     assert {p.name for p in scripts} >= {"app.js", "md.js", "transcript.js", "session.js"}
