@@ -123,9 +123,10 @@ def test_approve_and_deny_action_cards(
     diff = page.locator("figure.diff").last
     expect(diff).to_contain_text("hello.txt")
     expect(diff.locator(".dl.add")).to_contain_text("hello from the corral demo")
+    page.locator(".line.turn-end").last.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "webapp-session.png"))
     page.locator("details.tool").last.locator("summary").click()
     expect(page.locator("details.tool").last.locator(".tool-input")).to_contain_text("hello.txt")
-    page.screenshot(path=str(shots / "webapp-session.png"))
 
 
 @claude

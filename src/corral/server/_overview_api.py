@@ -13,6 +13,7 @@ queued or running), else ``null``. A page decides for itself whether it has show
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +34,9 @@ from ..events import (
 )
 from ..sessions import SessionManager, SessionRecord, SessionState
 from ._responses import json_response
+
+CHUNK = 500
+"""Envelopes folded per step of the projection."""
 
 
 class Totals(msgspec.Struct, kw_only=True):
@@ -109,12 +113,17 @@ def attention(record: SessionRecord, totals: Totals, queued: int) -> str | None:
     return None
 
 
-def overview(manager: SessionManager, cache: dict[str, Totals]) -> list[SessionOverview]:
+async def overview(manager: SessionManager, cache: dict[str, Totals]) -> list[SessionOverview]:
     out: list[SessionOverview] = []
     for record in manager.list_sessions():
         totals = cache.setdefault(record.id, Totals())
-        if record.last_seq > totals.seq:
-            advance(totals, manager.events(record.id, after=totals.seq))
+        while record.last_seq > totals.seq:
+            # In chunks, yielding between them: a long history never stalls the event loop.
+            chunk = manager.store.events(record.id, after=totals.seq, limit=CHUNK)
+            if not chunk:
+                break
+            advance(totals, chunk)
+            await asyncio.sleep(0)
         counts = manager.queue.counts(record.id)
         queued = counts.get("queued", 0) + counts.get("sending", 0)
         out.append(
@@ -141,7 +150,7 @@ async def get_overview(request: Request) -> Response:
     cache: dict[str, Totals] | None = getattr(state, "overview_cache", None)
     if cache is None:
         cache = state.overview_cache = {}
-    return json_response(overview(state.manager, cache))
+    return json_response(await overview(state.manager, cache))
 
 
 ROUTES = [Route("/api/overview", get_overview, methods=["GET"])]

@@ -147,8 +147,8 @@ if ("Notification" in window) {
 window.addEventListener("hashchange", route);
 window.addEventListener("beforeunload", () => view?.unmount());
 window.corral = { ready: false };
-route().then(() => {
+route().finally(() => {
   window.corral.ready = true;
   document.body.dataset.ready = "1";
+  poll(); // after the first view: its requests go first
 });
-poll();

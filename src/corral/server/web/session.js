@@ -11,6 +11,8 @@ const EVENT_TYPES = [
   "question.answered", "plan.updated", "usage", "warning", "error", "unknown",
 ];
 const SAVE_DELAY = 400;
+const TAIL_EVENTS = 1500;
+const TURN_BOUNDARIES = new Set(["turn.completed", "session.ended"]);
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 export class SessionView {
@@ -31,20 +33,60 @@ export class SessionView {
 
   async mount(main) {
     this.main = main;
-    const [detail, view, events] = await Promise.all([
-      get(this.base),
-      get(`${this.base}/view`),
-      get(`${this.base}/events`),
-    ]);
+    const [detail, view] = await Promise.all([get(this.base), get(`${this.base}/view`)]);
     this.session = detail.session;
     this.prompts = detail.prompts;
     this.view = { ...this.view, ...view };
+    // A long transcript opens at its tail: the last TAIL_EVENTS events, cut at a turn boundary,
+    // are drawn first; the earlier turns are drawn in the background and put above them.
+    const from = Math.max(0, (this.session.last_seq || 0) - TAIL_EVENTS);
+    let events = await get(`${this.base}/events?after=${from}`);
+    let boundary = 0;
+    if (from > 0) {
+      const cut = events.findIndex((e) => TURN_BOUNDARIES.has(e.event?.type));
+      if (cut >= 0) {
+        boundary = events[cut].seq;
+        events = events.slice(cut + 1);
+      } else {
+        events = await get(`${this.base}/events`);
+      }
+    }
+    performance.mark("corral:transcript-fetched");
     this.build();
+    this.transcript.lastSeq = boundary;
     this.transcript.load(events);
+    performance.mark("corral:transcript-drawn");
     this.renderHeader();
     this.renderQueue();
     this.restoreScroll();
     this.connect();
+    if (boundary) this.loadOlder(boundary);
+  }
+
+  async loadOlder(boundary) {
+    let events;
+    try {
+      events = (await get(`${this.base}/events`)).filter((e) => e.seq <= boundary);
+    } catch (e) {
+      this.log.before(h("p", { class: "line warning" }, `Earlier turns could not be loaded: ${e.message}`));
+      return;
+    }
+    if (this.closed) return;
+    const root = h("div", { class: "transcript older", "aria-label": "Earlier turns" });
+    const older = new Transcript(root, {
+      onRetry: (pid) => this.promptAction(pid, "retry"),
+      onCancelPrompt: (pid) => this.promptAction(pid, "cancel"),
+    });
+    older.load(events);
+    const s = this.scroller;
+    const fromBottom = s.scrollHeight - s.scrollTop;
+    s.insertBefore(root, this.log);
+    s.scrollTop = s.scrollHeight - fromBottom; // the view does not move
+    this.olderUsage = older.sessionUsage;
+    if (!this.transcript.agent) this.transcript.agent = older.agent;
+    if (!this.transcript.model) this.transcript.model = older.model;
+    this.renderHeader();
+    performance.mark("corral:older-drawn");
   }
 
   unmount() {
@@ -197,7 +239,14 @@ export class SessionView {
   }
 
   renderUsage() {
-    const text = usageText(this.transcript.sessionUsage);
+    const total = { ...this.transcript.sessionUsage };
+    if (this.olderUsage?.any) {
+      total.input += this.olderUsage.input;
+      total.output += this.olderUsage.output;
+      if (this.olderUsage.cost !== null) total.cost = (total.cost || 0) + this.olderUsage.cost;
+      total.any = true;
+    }
+    const text = usageText(total);
     this.usageEl.textContent = text ? `Session usage: ${text}` : "";
   }
 

@@ -245,7 +245,7 @@ export class Transcript {
 
   toolStarted(ev) {
     this.closeOpen();
-    const label = ev.title || ev.cmd || ev.file || "";
+    const label = ev.cmd || ev.file || ev.title || "";
     const status = h("span", { class: "badge running", text: "running" });
     const title = h("span", { class: "tool-title", text: label });
     const input = h("pre", { class: "tool-input", text: pretty(ev.input) });
@@ -280,7 +280,7 @@ export class Transcript {
     const t = this.tools.get(ev.call_id);
     if (!t) return;
     if (ev.input !== undefined && ev.input !== null) t.input.textContent = pretty(ev.input);
-    const label = ev.title || ev.cmd || ev.file;
+    const label = ev.cmd || ev.file || ev.title;
     if (label) t.title.textContent = label;
     if (ev.output_delta) {
       t.out += ev.output_delta;
@@ -361,7 +361,7 @@ export class Transcript {
   approvalCard(ev) {
     this.closeOpen();
     const id = `card-${ev.request_id}`;
-    const what = ev.title || ev.cmd || ev.file || "";
+    const what = ev.cmd || ev.file || ev.title || "";
     const state = h("p", { class: "card-state", role: "status", text: "Waiting for your answer" });
     const options = ev.options?.length
       ? ev.options
