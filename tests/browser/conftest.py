@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import socket
 import threading
 from collections.abc import Iterator
@@ -63,13 +64,15 @@ class LiveService:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.db_path = home / "corral.db"
+        self.token_value = secrets.token_urlsafe(24)
         self.app: Starlette | None = None
         self.url = ""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> LiveService:
-        app = create_app(Settings(db_path=self.db_path))
+        # One token for the service's life, across restarts, as `corral serve` keeps its token file.
+        app = create_app(Settings(db_path=self.db_path, token=self.token_value))
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         sock.listen(64)

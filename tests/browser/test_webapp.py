@@ -56,7 +56,12 @@ def turns_finished(page: Page, n: int, timeout: float = 120_000) -> None:
 
 
 def prompts(service: LiveService, sid: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = httpx.get(f"{service.url}/api/sessions/{sid}/prompts").json()
+    response = httpx.get(
+        f"{service.url}/api/sessions/{sid}/prompts",
+        headers={"Authorization": f"Bearer {service.token}"},
+    )
+    response.raise_for_status()
+    result: list[dict[str, Any]] = response.json()
     return result
 
 
