@@ -4,8 +4,10 @@ A session is filled with a realistic mix (prompts and their delivery states, str
 calls with output, diffs, usage, turn ends), the service runs on 127.0.0.1:0, and Chromium opens
 the session page. Measured in the page:
 
-* first contentful paint, and **time to interactive**: from navigation start until the whole
-  transcript is in the DOM and two animation frames have passed (goal: under 1 s);
+* first contentful paint, and **time to interactive**: from navigation start until the newest
+  turns are drawn and two animation frames have passed, so the page has painted them and answers
+  input (the page's ``corral:interactive`` mark; goal: under 1 s); then the time until every
+  earlier turn is on the page too;
 * the anchor, measured in the same page and run: fetching the same transcript and parsing its JSON
   (``fetch`` + ``JSON.parse``), the floor any renderer pays; printed as a ratio;
 * scrolling up from the bottom one screen per frame for 60 frames (a fast fling): the longest
@@ -133,13 +135,13 @@ class _Service:
 
 
 _MEASURE = """async ({url, turns}) => {
-  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const interactive = performance.now();
   const waitFor = async (name) => {
     for (let i = 0; i < 600 && !performance.getEntriesByName(name).length; i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  await waitFor("corral:interactive");
+  const interactive = performance.getEntriesByName("corral:interactive")[0].startTime;
   await waitFor("corral:older-drawn");
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const complete = performance.now();

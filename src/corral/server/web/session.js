@@ -11,7 +11,11 @@ const EVENT_TYPES = [
   "question.answered", "plan.updated", "usage", "warning", "error", "unknown",
 ];
 const SAVE_DELAY = 400;
-const TAIL_EVENTS = 1500;
+const TAIL_EVENTS = 800;
+const OLDER_SLICE = 400;
+const OLDER_ITEMS_PER_FRAME = 200;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 const TURN_BOUNDARIES = new Set(["turn.completed", "session.ended"]);
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
@@ -60,7 +64,10 @@ export class SessionView {
     this.renderQueue();
     this.restoreScroll();
     this.connect();
-    if (boundary) this.loadOlder(boundary);
+    await nextFrame();
+    await nextFrame();
+    performance.mark("corral:interactive");
+    if (boundary) this.loadOlder(boundary); // after the first paint of the newest turns
   }
 
   async loadOlder(boundary) {
@@ -72,16 +79,29 @@ export class SessionView {
       return;
     }
     if (this.closed) return;
-    const root = h("div", { class: "transcript older", "aria-label": "Earlier turns" });
+    const root = h("div");
     const older = new Transcript(root, {
       onRetry: (pid) => this.promptAction(pid, "retry"),
       onCancelPrompt: (pid) => this.promptAction(pid, "cancel"),
     });
-    older.load(events);
+    // Drawn in slices and put on the page a few items per frame: no long task, no jank.
+    for (let i = 0; i < events.length; i += OLDER_SLICE) {
+      for (const env of events.slice(i, i + OLDER_SLICE)) older.apply(env);
+      await nextTask();
+      if (this.closed) return;
+    }
     const s = this.scroller;
-    const fromBottom = s.scrollHeight - s.scrollTop;
-    s.insertBefore(root, this.log);
-    s.scrollTop = s.scrollHeight - fromBottom; // the view does not move
+    const shown = h("div", { class: "transcript older", "aria-label": "Earlier turns" });
+    s.insertBefore(shown, this.log);
+    while (root.lastChild) {
+      const slice = document.createDocumentFragment();
+      for (let k = 0; k < OLDER_ITEMS_PER_FRAME && root.lastChild; k++) slice.prepend(root.lastChild);
+      const fromBottom = s.scrollHeight - s.scrollTop;
+      shown.prepend(slice);
+      s.scrollTop = s.scrollHeight - fromBottom; // the view does not move
+      await nextFrame();
+      if (this.closed) return;
+    }
     this.olderUsage = older.sessionUsage;
     if (!this.transcript.agent) this.transcript.agent = older.agent;
     if (!this.transcript.model) this.transcript.model = older.model;
