@@ -125,6 +125,13 @@ class LiveService:
         return [r.last_user_text for r in server.requests.main()]
 
     @property
+    def demo_saw_image(self) -> bool:
+        """Whether any request the demo model received carried an image."""
+        demo = self.app.state.demo if self.app else None
+        server = getattr(demo, "_server", None)
+        return server is not None and any(r.has_image for r in server.requests.main())
+
+    @property
     def demo_tool_results(self) -> list[str]:
         """Every tool result the demo model was sent, in order."""
         demo = self.app.state.demo if self.app else None

@@ -24,6 +24,16 @@ pytestmark = [pytest.mark.timeout(300)]
 
 claude = pytest.mark.realcli("claude")
 
+# A 1×1 PNG, for the composer's image attachment.
+PNG = {
+    "name": "dot.png",
+    "mimeType": "image/png",
+    "buffer": bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360f80f00000101000518d84e0000000049454e44ae426082"
+    ),
+}
+
 
 def open_home(context: Any, service: LiveService) -> Page:
     page: Page = context.new_page()
@@ -97,6 +107,14 @@ def test_first_run_and_demo_session_with_no_credentials(
     expect(page.locator(".msg.user")).to_have_count(1)
     assert any("hello from the browser" in r for r in service.demo_requests)
 
+    # An image attached in the composer reaches the model (Claude Code has image_input).
+    page.set_input_files("#attach", files=[PNG])
+    expect(page.locator(".chips li")).to_contain_text("dot.png")
+    send(page, "what is in this picture?")
+    turns_finished(page, 2)
+    expect(page.locator(".chips li")).to_have_count(0)
+    assert service.demo_saw_image
+
 
 @claude
 def test_approve_and_deny_action_cards(
@@ -112,7 +130,11 @@ def test_approve_and_deny_action_cards(
     expect(card).to_contain_text("Approval needed", timeout=90_000)
     expect(card.locator("button")).not_to_have_count(0)
     page.screenshot(path=str(shots / "webapp-approval.png"))
-    card.locator("button[data-decision='deny']").click()
+    # Attention: a pending approval is counted in the title.
+    expect(page).to_have_title(re.compile(r"^\(1\) "), timeout=15_000)
+    # Keyboard only: focus the choice and press Enter.
+    card.locator("button[data-decision='deny']").focus()
+    page.keyboard.press("Enter")
     expect(card).to_contain_text("Denied")
     turns_finished(page, 1)
     assert not target.exists(), "the file changed although the approval was denied"
@@ -142,8 +164,11 @@ def test_answer_a_question(context: Any, service: LiveService, project: Path) ->
     send(page, "ask me a question")
     card = page.locator(".card.question")
     expect(card).to_contain_text("Which color should the demo use?", timeout=90_000)
-    card.locator("label:text('blue')").click()
-    card.locator("button:text('Answer')").click()
+    card.locator("input[value='blue']").focus()  # keyboard only: choose, then submit
+    page.keyboard.press("Space")
+    expect(card.locator("input[value='blue']")).to_be_checked()
+    card.locator("button:text('Answer')").focus()
+    page.keyboard.press("Enter")
     expect(card).to_contain_text("Answered: blue")
     turns_finished(page, 1)
     expect(page.locator(".msg.assistant").last).to_contain_text("Done")
@@ -173,10 +198,13 @@ def test_queue_edit_cancel_reload_keeps_draft_and_queue(
     queue.nth(1).locator("button:text('Cancel')").click()
     expect(queue).to_have_count(1)
     page.fill("#composer-input", "an unsent draft")
-    page.wait_for_timeout(900)  # the draft is saved 400 ms after the last keystroke
+    page.set_input_files("#attach", files=[PNG])
+    expect(page.locator(".chips li")).to_have_count(1)
+    page.wait_for_timeout(900)  # the draft is saved 400 ms after the last change
 
     page.reload()
     expect(page.locator("#composer-input")).to_have_value("an unsent draft")
+    expect(page.locator(".chips li")).to_contain_text("dot.png")  # the draft's image too
     states = {p["text"]: p["state"] for p in prompts(service, sid)}
     if states["queued one, edited"] == "queued":  # still waiting: the reloaded page shows it
         expect(page.locator(".queue-list li")).to_contain_text("queued one, edited")
