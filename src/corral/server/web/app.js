@@ -48,6 +48,7 @@ async function route() {
         updateTitle();
       },
       announce,
+      onActivity: refreshSoon,
     });
     view = v;
     try {
@@ -105,7 +106,16 @@ function maybeNotify(o, att) {
   };
 }
 
+let pollTimer = null;
+
+/** Poll again soon: a view saw something change (a card, a turn end) the list should show. */
+function refreshSoon() {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(poll, 150);
+}
+
 async function poll() {
+  clearTimeout(pollTimer);
   try {
     overview = await get("/api/overview");
     banner.hidden = true;
@@ -123,7 +133,8 @@ async function poll() {
   renderSidebar();
   updateTitle();
   view?.update?.(overview);
-  setTimeout(poll, document.hidden ? POLL_HIDDEN : POLL_VISIBLE);
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(poll, document.hidden ? POLL_HIDDEN : POLL_VISIBLE);
 }
 
 document.addEventListener("corral:unauthorized", () => {

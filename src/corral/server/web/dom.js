@@ -12,7 +12,7 @@ export function h(tag, attrs = {}, ...children) {
     } else if (key === "text") {
       el.textContent = String(value);
     } else if (key === "dataset") {
-      Object.assign(el.dataset, value);
+      for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) el.dataset[k] = v;
     } else if (value === true) {
       el.setAttribute(key, "");
     } else {

@@ -4,11 +4,11 @@ import { get, post } from "./api.js";
 import { h, clear, formatCost, formatTime } from "./dom.js";
 
 const INTENTS = [
-  ["work", "Work: edit files and run commands in the project"],
-  ["review", "Review: read and comment, no edits"],
-  ["act-pr", "Act (PR): work, then commit, push and open a pull request"],
-  ["full", "Full access"],
-  ["ask", "Ask: strictly read-only"],
+  ["work", "Work", "edit files and run commands in the project"],
+  ["review", "Review", "read and comment, no edits"],
+  ["act-pr", "Act (PR)", "work, then commit, push and open a pull request"],
+  ["full", "Full access", "no restrictions"],
+  ["ask", "Ask (read-only)", "strictly read-only"],
 ];
 const DEFAULT_INTENTS = ["work", "review", "act-pr"];
 const ATTENTION_WORDS = {
@@ -116,9 +116,15 @@ export class HomeView {
       const allowed = a?.enforceable_intents ?? DEFAULT_INTENTS;
       clear(intent);
       for (const [value, label] of INTENTS) if (allowed.includes(value)) intent.append(h("option", { value }, label));
-      intentHint.textContent = a?.enforceable_intents
-        ? "Only intents this adapter can enforce are offered."
-        : "Ask (read-only) is offered only where the adapter can enforce it.";
+      const describe = () => {
+        const row = INTENTS.find(([v]) => v === intent.value);
+        const limit = a?.enforceable_intents
+          ? "Only intents this adapter can enforce are offered."
+          : "Ask (read-only) is offered only where the adapter can enforce it.";
+        intentHint.textContent = row ? `${row[1]}: ${row[2]}. ${limit}` : limit;
+      };
+      intent.onchange = describe;
+      describe();
       const isDemo = Boolean(a?.demo);
       cwd.placeholder = isDemo ? "optional: the demo uses a scratch directory" : "/path/to/project";
     };

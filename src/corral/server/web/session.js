@@ -17,11 +17,16 @@ const OLDER_ITEMS_PER_FRAME = 200;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 const TURN_BOUNDARIES = new Set(["turn.completed", "session.ended"]);
+const ATTENTION_EVENTS = new Set([
+  "approval.requested", "approval.resolved", "question.asked", "question.answered",
+  "turn.completed", "session.started", "session.ended",
+]);
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 export class SessionView {
-  constructor(sid, { onTitle, announce }) {
+  constructor(sid, { onTitle, announce, onActivity }) {
     this.sid = sid;
+    this.onActivity = onActivity;
     this.onTitle = onTitle;
     this.announce = announce;
     this.base = `/api/sessions/${encodeURIComponent(sid)}`;
@@ -242,9 +247,9 @@ export class SessionView {
     ].filter(Boolean).join(" · ");
     const model = this.transcript.model || s.model || info.model || "adapter default";
     this.effective.textContent = `Model: ${model} · Effort: ${s.effort || "default"}`;
-    const live = ["starting", "idle", "busy"].includes(s.state);
     const caps = this.capabilities();
-    this.controls.stop.disabled = !live || !(caps.interrupt || caps.cancel);
+    const turning = s.state === "busy" || s.state === "starting";
+    this.controls.stop.disabled = !turning || !(caps.interrupt || caps.cancel);
     this.controls.resume.hidden = !["failed", "disconnected"].includes(s.state);
     this.controls.kill.disabled = s.state === "ended";
     const images = Boolean(caps.image_input || caps.images);
@@ -315,6 +320,7 @@ export class SessionView {
         ev.status === "prompt.sending" || ev.status === "disconnected") {
       this.refreshSession();
     }
+    if (ATTENTION_EVENTS.has(ev.type) || ev.status === "prompt.sending") this.onActivity?.();
     if (ev.type === "approval.requested") this.announce?.("The agent asks for approval");
     if (ev.type === "question.asked") this.announce?.("The agent asks a question");
     if (this.view.follow && nearBottom) this.scrollToBottom();

@@ -152,7 +152,7 @@ export class Transcript {
       case "approval.requested":
         return this.approvalCard(ev);
       case "approval.resolved":
-        return this.settle(ev.request_id, DECISION_WORDS[ev.decision] || ev.decision);
+        return this.settle(ev.request_id, DECISION_WORDS[ev.decision] || ev.decision, ev);
       case "question.asked":
         return this.questionCard(ev);
       case "question.answered":
@@ -375,7 +375,7 @@ export class Transcript {
         {
           type: "button",
           class: o.decision.startsWith("allow") ? "primary" : "danger",
-          dataset: { decision: o.decision },
+          dataset: { decision: o.decision, option: o.id || undefined },
           onclick: () => this.answer(ev.request_id, () => this.handlers.onApprove?.(ev.request_id, o)),
         },
         o.label,
@@ -468,13 +468,18 @@ export class Transcript {
     }
   }
 
-  settle(requestId, words) {
+  settle(requestId, words, resolved = null) {
     const card = this.cards.get(requestId);
     if (!card || !card.pending) return;
     card.pending = false;
     card.el.classList.remove("pending");
     card.el.classList.add("settled");
-    card.controls.forEach((c) => (c.disabled = true));
+    card.controls.forEach((c) => {
+      c.disabled = true;
+      const chosen = resolved && c.dataset.decision === resolved.decision &&
+        (!resolved.option_id || !c.dataset.option || c.dataset.option === resolved.option_id);
+      if (chosen) c.classList.add("chosen");
+    });
     card.state.textContent = words;
   }
 
