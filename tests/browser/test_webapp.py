@@ -286,3 +286,48 @@ def test_codex_demo_streams_text_and_writes_a_file(
         card.first.locator("button[data-decision='allow']").first.click()
     turns_finished(page, 2)
     assert target.read_text() == "hello from the corral demo\n"
+
+
+def test_login_link_signs_the_page_in(browser: Any, service: LiveService) -> None:
+    """Without the cookie the page says how to sign in; the one-time link gives the cookie."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    try:
+        page = ctx.new_page()
+        page.goto(service.url + "/")
+        expect(page.locator("#banner")).to_contain_text("Not signed in")
+        response = httpx.post(
+            f"{service.url}/api/auth/codes",
+            headers={
+                "Authorization": f"Bearer {service.token}",
+                "Content-Type": "application/json",
+            },
+            json={},
+        )
+        response.raise_for_status()
+        page.goto(response.json()["url"])
+        expect(page.locator("body")).to_have_attribute("data-ready", "1")
+        expect(page.locator("tr[data-adapter='claude-code']")).to_have_count(1)
+        expect(page.locator("#banner")).to_be_hidden()
+        cookies = {c["name"]: c for c in ctx.cookies()}
+        assert cookies["corral_auth"]["httpOnly"] is True
+    finally:
+        ctx.close()
+
+
+@claude
+def test_stop_status_and_kill_controls(context: Any, service: LiveService, project: Path) -> None:
+    require_agent("claude")
+    page = open_home(context, service)
+    start_session(page, "demo.claude-code", project)
+    send(page, "go slow please")
+    expect(page.locator(".msg.assistant").first).to_contain_text("slowly", timeout=90_000)
+    expect(page.locator("button:text('Stop')")).to_be_enabled()
+    page.click("button:text('Stop')")
+    expect(page.locator(".line.turn-end")).to_contain_text("Turn stopped", timeout=60_000)
+    page.click("button:text('Status')")
+    expect(page.locator(".status-out")).to_contain_text("Running, idle")
+    expect(page.locator(".status-out")).to_contain_text("queue:")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("button:text('Kill')")
+    expect(page.locator(".line.session-end")).to_contain_text("Session killed")
+    expect(page.locator("#session-state")).to_have_text("ended")
