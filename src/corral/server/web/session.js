@@ -1,8 +1,10 @@
 // The session view: header and controls, transcript (live over SSE), the durable queue, composer.
 
-import { api, get, post, put, patch, toBase64 } from "./api.js";
-import { h, clear, pretty, formatCost } from "./dom.js";
-import { Transcript, usageText, PROMPT_WORDING } from "./transcript.js";
+import { get, post, put } from "./api.js";
+import { buildComposer, submit, attach, renderChips } from "./composer.js";
+import { h, clear, pretty } from "./dom.js";
+import { refreshQueueSoon, renderQueue, queueItem, promptAction } from "./queue.js";
+import { Transcript, usageText } from "./transcript.js";
 
 const EVENT_TYPES = [
   "session.started", "status", "turn.completed", "session.ended", "text.delta", "text.complete",
@@ -21,7 +23,6 @@ const ATTENTION_EVENTS = new Set([
   "approval.requested", "approval.resolved", "question.asked", "question.answered",
   "turn.completed", "session.started", "session.ended",
 ]);
-const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 export class SessionView {
   constructor(sid, { onTitle, announce, onActivity }) {
@@ -185,50 +186,7 @@ export class SessionView {
   }
 
   buildComposer() {
-    this.input = h("textarea", {
-      id: "composer-input",
-      rows: "3",
-      placeholder: "Message the agent. Enter sends, Shift+Enter adds a line.",
-    });
-    this.input.value = this.view.draft_text || "";
-    this.input.addEventListener("input", () => this.saveSoon());
-    this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        this.submit();
-      }
-    });
-    this.attachments = [...(this.view.draft_attachments || [])];
-    this.chips = h("ul", { class: "chips", "aria-label": "Attached images" });
-    this.fileInput = h("input", { type: "file", accept: "image/*", multiple: true, id: "attach", class: "visually-hidden" });
-    this.fileInput.addEventListener("change", () => this.attach());
-    this.attachLabel = h("label", { for: "attach", class: "button" }, "Attach image");
-    this.effective = h("p", { class: "effective", id: "effective" });
-    this.composerError = h("p", { class: "error-text", role: "alert" });
-    this.composer = h(
-      "form",
-      {
-        class: "composer",
-        "aria-label": "Composer",
-        onsubmit: (e) => {
-          e.preventDefault();
-          this.submit();
-        },
-      },
-      h("label", { for: "composer-input" }, "Message"),
-      this.input,
-      this.chips,
-      h(
-        "div",
-        { class: "composer-row" },
-        this.effective,
-        this.fileInput,
-        this.attachLabel,
-        h("button", { type: "submit", class: "primary" }, "Send"),
-      ),
-      this.composerError,
-    );
-    this.renderChips();
+    return buildComposer(this);
   }
 
   // ── header ──
@@ -368,127 +326,32 @@ export class SessionView {
 
   // ── the queue ──
   refreshQueueSoon() {
-    clearTimeout(this.queueTimer);
-    this.queueTimer = setTimeout(async () => {
-      try {
-        this.prompts = await get(`${this.base}/prompts`);
-        this.renderQueue();
-      } catch {
-        /* shown on the next event */
-      }
-    }, 80);
+    return refreshQueueSoon(this);
   }
 
   renderQueue() {
-    const waiting = this.prompts.filter((p) => p.state === "queued" || p.state === "sending");
-    clear(this.queueList);
-    this.queueBox.hidden = waiting.length === 0;
-    waiting.forEach((p, i) => this.queueList.append(this.queueItem(p, i + 1)));
-    if (this.view.edit_target && !waiting.some((p) => p.id === this.view.edit_target)) {
-      this.view.edit_target = null;
-      this.saveSoon();
-    }
+    return renderQueue(this);
   }
 
   queueItem(p, n) {
-    const li = h("li", { class: `queued-prompt state-${p.state}`, dataset: { prompt: p.id } });
-    const label = h("span", { class: "badge", text: `${n} · ${PROMPT_WORDING[p.state] || p.state}` });
-    if (this.view.edit_target === p.id && p.state === "queued") {
-      const key = `corral.edit.${p.id}`;
-      const area = h("textarea", { rows: "2", "aria-label": `Edit queued prompt ${n}` });
-      area.value = localStorage.getItem(key) ?? p.text;
-      area.addEventListener("input", () => localStorage.setItem(key, area.value));
-      const err = h("span", { class: "error-text", role: "alert" });
-      const save = h("button", { type: "button", class: "primary", onclick: async () => {
-        try {
-          await patch(`/api/prompts/${encodeURIComponent(p.id)}`, { text: area.value, expected_version: p.version });
-          localStorage.removeItem(key);
-          this.view.edit_target = null;
-          this.saveSoon();
-          this.refreshQueueSoon();
-        } catch (e) {
-          err.textContent = e.status === 409 ? "It changed or was already sent; not saved." : e.message;
-        }
-      } }, "Save");
-      const discard = h("button", { type: "button", onclick: () => {
-        localStorage.removeItem(key);
-        this.view.edit_target = null;
-        this.saveSoon();
-        this.renderQueue();
-      } }, "Discard edit");
-      li.append(label, area, save, discard, err);
-      queueMicrotask(() => area.focus());
-      return li;
-    }
-    li.append(label, h("span", { class: "queued-text", text: p.text }));
-    if (p.attachments?.length) li.append(h("span", { class: "hint", text: ` (${p.attachments.length} image(s))` }));
-    if (p.state === "queued") {
-      li.append(
-        h("button", { type: "button", onclick: () => {
-          this.view.edit_target = p.id;
-          this.saveSoon();
-          this.renderQueue();
-        } }, "Edit"),
-        h("button", { type: "button", class: "danger", onclick: () => this.promptAction(p.id, "cancel") }, "Cancel"),
-      );
-    }
-    return li;
+    return queueItem(this, p, n);
   }
 
   async promptAction(pid, action) {
-    try {
-      await post(`/api/prompts/${encodeURIComponent(pid)}/${action}`);
-      this.refreshQueueSoon();
-    } catch (e) {
-      this.composerError.textContent = `${action} failed: ${e.message}`;
-    }
+    return promptAction(this, pid, action);
   }
 
   // ── composer ──
   async submit() {
-    const text = this.input.value;
-    if (!text.trim() && !this.attachments.length) return;
-    this.composerError.textContent = "";
-    try {
-      await post(`${this.base}/prompts`, { text, attachments: this.attachments });
-      this.input.value = "";
-      this.attachments = [];
-      this.renderChips();
-      this.saveSoon(0);
-      this.refreshQueueSoon();
-    } catch (e) {
-      this.composerError.textContent = `Not sent: ${e.message}`;
-    }
+    return submit(this);
   }
 
   async attach() {
-    for (const file of this.fileInput.files) {
-      if (!file.type.startsWith("image/")) continue;
-      if (file.size > MAX_IMAGE_BYTES) {
-        this.composerError.textContent = `${file.name} is larger than 5 MB`;
-        continue;
-      }
-      const data = toBase64(await file.arrayBuffer());
-      this.attachments.push({ data, media_type: file.type, name: file.name });
-    }
-    this.fileInput.value = "";
-    this.renderChips();
-    this.saveSoon();
+    return attach(this);
   }
 
   renderChips() {
-    clear(this.chips);
-    this.attachments.forEach((a, i) => {
-      const img = a.data ? h("img", { src: `data:${a.media_type};base64,${a.data}`, alt: "" }) : null;
-      this.chips.append(
-        h("li", {}, img, h("span", { text: a.name || a.media_type }),
-          h("button", { type: "button", "aria-label": `Remove ${a.name || "image"}`, onclick: () => {
-            this.attachments.splice(i, 1);
-            this.renderChips();
-            this.saveSoon();
-          } }, "×")),
-      );
-    });
+    return renderChips(this);
   }
 
   // ── draft and view state (server-side, survives reload and restart) ──
@@ -548,5 +411,3 @@ export class SessionView {
 function append(el, ...children) {
   for (const c of children) if (c) el.append(c);
 }
-
-export { formatCost };

@@ -6,6 +6,7 @@
 // approvals and questions are action cards that stay pending until answered, denied, cancelled or
 // the session ends; events with nothing to show draw nothing.
 
+import { drawApprovalCard, drawQuestionCard } from "./cards.js";
 import { h, clear, pretty, formatCost } from "./dom.js";
 import { renderMarkdown } from "./md.js";
 
@@ -359,98 +360,11 @@ export class Transcript {
   }
 
   approvalCard(ev) {
-    this.closeOpen();
-    const id = `card-${ev.request_id}`;
-    const what = ev.cmd || ev.file || ev.title || "";
-    const state = h("p", { class: "card-state", role: "status", text: "Waiting for your answer" });
-    const options = ev.options?.length
-      ? ev.options
-      : [
-          { id: null, label: "Allow", decision: "allow" },
-          { id: null, label: "Deny", decision: "deny" },
-        ];
-    const buttons = options.map((o) =>
-      h(
-        "button",
-        {
-          type: "button",
-          class: o.decision.startsWith("allow") ? "primary" : "danger",
-          dataset: { decision: o.decision, option: o.id || undefined },
-          onclick: () => this.answer(ev.request_id, () => this.handlers.onApprove?.(ev.request_id, o)),
-        },
-        o.label,
-      ),
-    );
-    const el = h(
-      "section",
-      { class: "card action approval pending", role: "group", "aria-labelledby": id },
-      h("h3", { id }, `Approval needed: ${ev.tool_name}`, what ? h("code", { text: what }) : null),
-      ev.input !== undefined && ev.input !== null
-        ? h("details", {}, h("summary", {}, "Details"), h("pre", { text: pretty(ev.input) }))
-        : null,
-      h("div", { class: "choices" }, buttons),
-      state,
-    );
-    this.root.append(el);
-    this.cards.set(ev.request_id, { el, state, controls: buttons, pending: true });
+    drawApprovalCard(this, ev);
   }
 
   questionCard(ev) {
-    this.closeOpen();
-    const id = `card-${ev.request_id}`;
-    const state = h("p", { class: "card-state", role: "status", text: "Waiting for your answer" });
-    const fields = [];
-    const sets = (ev.questions || []).map((q, qi) => {
-      const name = `q-${ev.request_id}-${qi}`;
-      const inputs = (q.options || []).map((opt, oi) => {
-        const input = h("input", {
-          type: q.multi_select ? "checkbox" : "radio",
-          name,
-          value: opt,
-          id: `${name}-${oi}`,
-        });
-        return h("label", { class: "choice", for: `${name}-${oi}` }, input, " ", opt);
-      });
-      const other = h("input", { type: "text", id: `${name}-other`, class: "other" });
-      fields.push({ q, name, other });
-      return h(
-        "fieldset",
-        {},
-        h("legend", {}, q.header ? `${q.header}: ${q.question}` : q.question),
-        inputs,
-        h("label", { for: `${name}-other`, class: "other-label" }, "Other answer"),
-        other,
-      );
-    });
-    const submit = h("button", { type: "submit", class: "primary" }, "Answer");
-    const form = h(
-      "form",
-      {
-        onsubmit: (e) => {
-          e.preventDefault();
-          const answers = {};
-          for (const f of fields) {
-            const picked = [...form.querySelectorAll(`input[name="${CSS.escape(f.name)}"]:checked`)]
-              .map((i) => i.value);
-            const text = f.other.value.trim();
-            answers[f.q.question] = text || picked.join(", ");
-          }
-          this.answer(ev.request_id, () => this.handlers.onAnswer?.(ev.request_id, answers));
-        },
-      },
-      sets,
-      h("div", { class: "choices" }, submit),
-    );
-    const el = h(
-      "section",
-      { class: "card action question pending", role: "group", "aria-labelledby": id },
-      h("h3", { id }, "Question from the agent"),
-      form,
-      state,
-    );
-    this.root.append(el);
-    const controls = [submit, ...form.querySelectorAll("input")];
-    this.cards.set(ev.request_id, { el, state, controls, pending: true });
+    drawQuestionCard(this, ev);
   }
 
   async answer(requestId, send) {
