@@ -267,14 +267,20 @@ def test_second_tab_and_server_restart(
         ctx.close()
 
 
-@pytest.mark.realcli("codex")
-def test_codex_demo_streams_text_and_writes_a_file(
-    context: Any, service: LiveService, project: Path
+@pytest.mark.parametrize(
+    ("agent", "adapter_id"),
+    [
+        pytest.param("codex", "demo.codex", marks=pytest.mark.realcli("codex")),
+        pytest.param("opencode", "demo.opencode", marks=pytest.mark.realcli("opencode")),
+    ],
+)
+def test_other_agent_demo_streams_text_and_writes_a_file(
+    context: Any, service: LiveService, project: Path, agent: str, adapter_id: str
 ) -> None:
-    require_agent("codex")
+    require_agent(agent)
     page = open_home(context, service)
-    start_session(page, "demo.codex", project)
-    send(page, "hello codex")
+    start_session(page, adapter_id, project)
+    send(page, f"hello {agent}")
     expect(page.locator(".msg.assistant").first).to_contain_text("demo provider", timeout=120_000)
     turns_finished(page, 1)
     send(page, "write a file")
