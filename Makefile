@@ -36,7 +36,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/python scripts/run_pytest.py tests -m "not realcli"
 
 realcli: $(STAMP) agents browser

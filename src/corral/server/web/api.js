@@ -10,11 +10,12 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
+export async function api(method, path, body, { keepalive = false } = {}) {
   const init = {
     method,
     credentials: "same-origin",
     headers: { "Content-Type": "application/json", Accept: "application/json" },
+    keepalive, // lets a last save finish while the page unloads
   };
   if (body !== undefined) init.body = JSON.stringify(body);
   let response;
@@ -41,7 +42,7 @@ export async function api(method, path, body) {
 
 export const get = (path) => api("GET", path);
 export const post = (path, body = {}) => api("POST", path, body);
-export const put = (path, body) => api("PUT", path, body);
+export const put = (path, body, opts) => api("PUT", path, body, opts);
 export const patch = (path, body) => api("PATCH", path, body);
 
 /** Base64 of an ArrayBuffer (attachments travel as base64 in JSON `data`). */

@@ -369,7 +369,7 @@ export class SessionView {
       scroll_position: this.view.scroll_position ?? null,
       follow: this.view.follow !== false,
     };
-    return put(`${this.base}/view`, body).catch(() => {});
+    return put(`${this.base}/view`, body, { keepalive: true }).catch(() => {});
   }
 
   // ── controls ──
