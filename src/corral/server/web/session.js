@@ -369,7 +369,9 @@ export class SessionView {
       scroll_position: this.view.scroll_position ?? null,
       follow: this.view.follow !== false,
     };
-    return put(`${this.base}/view`, body, { keepalive: true }).catch(() => {});
+    // keepalive lets the last save finish while the page unloads; browsers cap it at 64 KB.
+    const keepalive = JSON.stringify(body).length < 60_000;
+    return put(`${this.base}/view`, body, { keepalive }).catch(() => {});
   }
 
   // ── controls ──
