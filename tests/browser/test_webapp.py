@@ -337,3 +337,16 @@ def test_stop_status_and_kill_controls(context: Any, service: LiveService, proje
     page.click("button:text('Kill')")
     expect(page.locator(".line.session-end")).to_contain_text("Session killed")
     expect(page.locator("#session-state")).to_have_text("ended")
+
+
+@pytest.mark.realcli("opencode")
+def test_new_session_form_lists_models_live(context: Any, service: LiveService) -> None:
+    """OpenCode reports its models: the form offers them, the demo model among them."""
+    require_agent("opencode")
+    page = open_home(context, service)
+    expect(page.locator("#new-adapter option[value='demo.opencode']")).to_have_count(1)
+    page.select_option("#new-adapter", "demo.opencode")
+    expect(page.locator("#model-hint")).to_contain_text("listed by the agent", timeout=120_000)
+    expect(page.locator("#model-list option[value='corral/corral-demo']")).to_have_count(1)
+    page.select_option("#new-adapter", "demo.claude-code")
+    expect(page.locator("#model-hint")).to_contain_text("does not list its models")

@@ -14,7 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _overview_api
+from . import _adapters_api, _models_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -39,6 +39,7 @@ _TYPES: tuple[Any, ...] = (
     ViewState,
     Envelope,
     *_adapters_api.OPENAPI_TYPES,
+    *_models_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
 )
 
@@ -103,6 +104,13 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
                 query=(("refresh", "boolean"),),
                 returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/adapters/{adapter_id}/models": {
+            "get": _op(
+                "The models an adapter lists live (adapters with provides_models), else why not",
+                params=("adapter_id",),
+                returns=_ref("ModelList"),
             )
         },
         "/api/overview": {

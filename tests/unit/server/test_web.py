@@ -139,3 +139,12 @@ def test_demo_resolver_wraps_only_demo_ids(tmp_path: Path) -> None:
     with pytest.raises(AdapterNotFoundError):
         resolve("demo.pi")
     assert not provider.running  # resolving starts nothing; constructing does
+
+
+async def test_models_say_why_when_an_adapter_cannot_list_them(client: httpx.AsyncClient) -> None:
+    r = await client.get("/api/adapters/scripted/models")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["live"] is False and body["models"] == []
+    assert "does not report its models" in body["reason"]
+    assert (await client.get("/api/adapters/no-such-adapter/models")).status_code == 404

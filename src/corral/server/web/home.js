@@ -128,7 +128,29 @@ export class HomeView {
       const isDemo = Boolean(a?.demo);
       cwd.placeholder = isDemo ? "optional: the demo uses a scratch directory" : "/path/to/project";
     };
+    const modelHint = h("p", { class: "hint", id: "model-hint" });
+    const refreshModels = async () => {
+      const a = this.adapters.find((x) => x.id === select.value);
+      clear(modelList);
+      modelHint.textContent = "";
+      if (!a?.provides_models) {
+        modelHint.textContent = "This agent does not list its models: type one, or keep its default.";
+        return;
+      }
+      modelHint.textContent = "Asking the agent for its models…";
+      try {
+        const list = await get(`/api/adapters/${encodeURIComponent(a.id)}/models`);
+        if (select.value !== a.id) return;
+        for (const m of list.models) modelList.append(h("option", { value: m }));
+        modelHint.textContent = list.live
+          ? `${list.models.length} model(s) listed by the agent.`
+          : list.reason || "No live list.";
+      } catch (err) {
+        modelHint.textContent = `Could not list models: ${err.message}`;
+      }
+    };
     select.addEventListener("change", refreshIntents);
+    select.addEventListener("change", refreshModels);
     const error = h("p", { class: "error-text", role: "alert" });
     const form = h(
       "form",
@@ -156,13 +178,14 @@ export class HomeView {
       },
       field("Agent", select),
       field("Project directory", cwd),
-      field("Model", model, modelList),
+      field("Model", model, modelList, modelHint),
       field("Effort", effort),
       field("Intent", intent, intentHint),
     );
     const submit = h("button", { type: "submit", class: "primary" }, "Start session");
     form.append(h("div", { class: "choices" }, submit), error);
     refreshIntents();
+    refreshModels();
     const quick = demos.length
       ? h("div", { class: "demo-callout" },
           h("p", {}, h("strong", {}, "No agent logged in? "),
