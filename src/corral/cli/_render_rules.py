@@ -20,7 +20,6 @@ from typing import Literal, NamedTuple
 from ..events import (
     ApprovalRequested,
     ApprovalResolved,
-    Error,
     Event,
     FileDiff,
     QuestionAnswered,
@@ -36,7 +35,6 @@ from ..events import (
     ToolCallUpdated,
     TurnCompleted,
     Usage,
-    Warning,
 )
 
 Stream = Literal["out", "err"]
@@ -112,6 +110,13 @@ class Rules:
         ]
 
     def _pieces(self, ev: Event) -> list[Piece]:
+        # Warnings and errors by their wire tag: the class names are being renamed
+        # (Warning/Error shadow builtins), the tags stay.
+        tag = ev.__struct_config__.tag
+        if tag in ("warning", "error"):
+            message = str(getattr(ev, "message", ""))
+            level: Kind = "warn" if tag == "warning" else "error"
+            return [*self._break(), Piece(f"{tag}: {message}\n", kind=level)]
         match ev:
             case TextDelta(parent_call_id=None):
                 self._streamed.add(ev.message_id)
@@ -181,10 +186,6 @@ class Rules:
                 return [*self._break(), self._turn_end(ev)]
             case StatusChanged():
                 return self._status(ev)
-            case Warning():
-                return [*self._break(), Piece(f"warning: {ev.message}\n", kind="warn")]
-            case Error():
-                return [*self._break(), Piece(f"error: {ev.message}\n", kind="error")]
             case SessionEnded():
                 words = {"killed": "session killed", "failed": "session failed"}.get(
                     ev.reason.value, "session ended"

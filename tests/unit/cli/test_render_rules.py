@@ -87,6 +87,15 @@ def test_plain_rules_show_a_prompt_once_and_skip_what_has_nothing_to_show() -> N
     assert "[" not in text
 
 
+def test_warnings_and_errors_are_one_line_each() -> None:
+    from corral.events import EVENT_TAGS
+
+    renderer = PlainRenderer()
+    events = [EVENT_TAGS["warning"](message="slow down"), EVENT_TAGS["error"](message="boom")]
+    texts = [renderer.render(e) for e in _envelopes(events)]  # type: ignore[arg-type]
+    assert texts == ["warning: slow down\n", "error: boom\n"]
+
+
 def test_undelivered_prompts_carry_the_seed_wording() -> None:
     renderer = PlainRenderer()
     events = [_prompt("queued", "p2", "later"), _prompt("canceled", "p2", "later")]
