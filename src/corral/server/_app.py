@@ -27,7 +27,16 @@ from .._paths import ensure_private_dir, home_dir
 from .._version import __version__
 from ..errors import ConfigError, CorralError
 from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionManager
-from . import _adapters_api, _login, _models_api, _overview_api, _sessions_api, _sse, _web
+from . import (
+    _adapters_api,
+    _files_api,
+    _login,
+    _models_api,
+    _overview_api,
+    _sessions_api,
+    _sse,
+    _web,
+)
 from ._demo import DemoProvider, demo_resolver
 from ._guard import RequestGuard
 from ._limits import BodyLimit, Limits
@@ -135,6 +144,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         *_web.ROUTES,
         *_adapters_api.ROUTES,
         *_models_api.ROUTES,
+        *_files_api.ROUTES,
         *_overview_api.ROUTES,
         Route("/api/health", health),
         Route("/api/openapi.json", openapi),

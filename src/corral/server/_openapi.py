@@ -14,7 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _models_api, _overview_api
+from . import _adapters_api, _files_api, _models_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -40,6 +40,7 @@ _TYPES: tuple[Any, ...] = (
     Envelope,
     *_adapters_api.OPENAPI_TYPES,
     *_models_api.OPENAPI_TYPES,
+    *_files_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
 )
 
@@ -164,6 +165,14 @@ def _paths() -> dict[str, dict[str, Any]]:
                     }
                 },
             }
+        },
+        f"{s}/files": {
+            "get": _op(
+                "@file completions: project files whose path contains q (inside the cwd only)",
+                params=sid,
+                query=(("q", "string"),),
+                returns=_ref("FileMatches"),
+            )
         },
         f"{s}/status": {"get": _op("A fresh status", params=sid, returns=_ref("SessionStatus"))},
         f"{s}/start": {

@@ -148,3 +148,37 @@ async def test_models_say_why_when_an_adapter_cannot_list_them(client: httpx.Asy
     assert body["live"] is False and body["models"] == []
     assert "does not report its models" in body["reason"]
     assert (await client.get("/api/adapters/no-such-adapter/models")).status_code == 404
+
+
+def test_project_files_stay_inside_the_project(tmp_path: Path) -> None:
+    from corral.server._files_api import project_files
+
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x")
+    (root / "README.md").write_text("x")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("x")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("x")
+    (root / "link.txt").symlink_to(outside)  # a symlink out of the project
+    (root / "escape").symlink_to(tmp_path, target_is_directory=True)
+    found = project_files(str(root), "")
+    assert found.files == ["README.md", "src/app.py"]
+    assert project_files(str(root), "APP").files == ["src/app.py"]
+    assert project_files(str(root), "../secret").files == []
+
+
+async def test_files_endpoint_answers_for_the_session_cwd(
+    client: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.py").write_text("x")
+    body = {"adapter_id": "scripted", "cwd": str(project), "start": False}
+    sid = (await client.post("/api/sessions", json=body)).json()["id"]
+    r = await client.get(f"/api/sessions/{sid}/files", params={"q": "mai"})
+    assert r.status_code == 200 and r.json()["files"] == ["main.py"]
+    nocwd = await client.post("/api/sessions", json={"adapter_id": "scripted", "start": False})
+    r = await client.get(f"/api/sessions/{nocwd.json()['id']}/files")
+    assert r.json() == {"root": None, "files": [], "truncated": False}

@@ -1,8 +1,10 @@
-// The composer: the message draft, image attachments (where the agent has image_input), send.
+// The composer: the message draft, @file mentions, image attachments (where the agent has
+// image_input), send.
 // The draft and its images are saved with the session's view state by the session view.
 
 import { post, toBase64 } from "./api.js";
 import { h, clear } from "./dom.js";
+import { Mentions } from "./mentions.js";
 
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
@@ -14,7 +16,9 @@ export function buildComposer(v) {
   });
   v.input.value = v.view.draft_text || "";
   v.input.addEventListener("input", () => v.saveSoon());
+  v.mentions = new Mentions(v.base, v.input);
   v.input.addEventListener("keydown", (e) => {
+    if (v.mentions.keydown(e)) return; // picking an @file takes the arrows, Enter and Tab
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       v.submit();
@@ -38,7 +42,7 @@ export function buildComposer(v) {
       },
     },
     h("label", { for: "composer-input" }, "Message"),
-    v.input,
+    h("div", { class: "composer-input" }, v.input, v.mentions.list),
     v.chips,
     h(
       "div",
