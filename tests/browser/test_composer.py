@@ -46,3 +46,45 @@ def test_file_mentions_complete_inside_the_project(
     assert prompts == []
     box.press_sequentially("@nothing-matches")
     expect(page.locator("#mention-list")).to_be_hidden()
+
+
+def test_edit_target_and_unsaved_edit_survive_reload(
+    context: Any, service: LiveService, tmp_path: Path
+) -> None:
+    """A session that is not running keeps its prompts queued: edit one across a reload."""
+    auth = {"Authorization": f"Bearer {service.token}"}
+    sid = httpx.post(
+        f"{service.url}/api/sessions",
+        json={"adapter_id": "claude-code", "start": False},
+        headers=auth,
+    ).json()["id"]
+    for text in ("first waiting", "second waiting"):
+        r = httpx.post(
+            f"{service.url}/api/sessions/{sid}/prompts", json={"text": text}, headers=auth
+        )
+        r.raise_for_status()
+
+    page = context.new_page()
+    page.goto(f"{service.url}/#/s/{sid}")
+    queue = page.locator(".queue-list li")
+    expect(queue).to_have_count(2)
+    page.fill("#composer-input", "a separate new message")
+    queue.nth(0).locator("button:text('Edit')").click()
+    page.locator(".queue-list textarea").fill("first, edited but not saved yet")
+    page.wait_for_timeout(900)  # the view state (edit target, draft) is saved 400 ms later
+
+    page.reload()
+    area = page.locator(".queue-list textarea")
+    expect(area).to_have_value("first, edited but not saved yet")  # edit target and its text
+    expect(page.locator("#composer-input")).to_have_value("a separate new message")
+    page.locator(".queue-list button:text('Save')").click()
+    expect(queue.nth(0)).to_contain_text("first, edited but not saved yet")
+    queue.nth(1).locator("button:text('Cancel')").click()
+    expect(queue).to_have_count(1)
+    canceled = page.locator(".msg.user[data-state='canceled']")
+    expect(canceled).to_contain_text("second waiting")
+    records = httpx.get(f"{service.url}/api/sessions/{sid}/prompts", headers=auth).json()
+    assert [(p["text"], p["state"], p["version"]) for p in records] == [
+        ("first, edited but not saved yet", "queued", 2),
+        ("second waiting", "canceled", 1),
+    ]
