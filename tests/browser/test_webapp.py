@@ -9,6 +9,7 @@ requests the scripted model received.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -350,3 +351,46 @@ def test_new_session_form_lists_models_live(context: Any, service: LiveService) 
     expect(page.locator("#model-list option[value='corral/corral-demo']")).to_have_count(1)
     page.select_option("#new-adapter", "demo.claude-code")
     expect(page.locator("#model-hint")).to_contain_text("does not list its models")
+
+
+NOTIFICATION_SPY = """
+window.__notes = [];
+window.__hidden = false;
+Object.defineProperty(document, "hidden", { get: () => window.__hidden });
+class SpyNotification {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title, options) { window.__notes.push({ title, body: options && options.body }); }
+}
+window.Notification = SpyNotification;
+"""
+
+
+@claude
+def test_opt_in_notification_when_the_tab_is_hidden(
+    context: Any, service: LiveService, project: Path
+) -> None:
+    """With notifications on and the tab hidden, a question in a session raises one."""
+    require_agent("claude")
+    context.add_init_script(NOTIFICATION_SPY)
+    page = open_home(context, service)
+    page.check("#notify")
+    sid = start_session(page, "demo.claude-code", project)
+    page.goto(service.url + "/#/")  # back to the list: the session is watched from there
+    expect(page.locator(f"tr[data-session='{sid}']")).to_have_count(1)
+    page.evaluate("window.__hidden = true")
+    headers = {"Authorization": f"Bearer {service.token}"}
+    httpx.post(
+        f"{service.url}/api/sessions/{sid}/prompts", json={"text": "ask me"}, headers=headers
+    ).raise_for_status()
+    # (wait_for_function would eval a string in the page, which its CSP refuses: poll instead)
+    deadline = time.monotonic() + 90
+    while not page.evaluate("window.__notes.length") and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+    notes = page.evaluate("window.__notes")
+    assert notes, "no notification was raised"
+    assert notes[0]["title"].startswith("corral: Claude Code") and "Question" in notes[0]["body"]
+    expect(page.locator(f"tr[data-session='{sid}']")).to_have_attribute(
+        "data-attention", "question"
+    )
+    expect(page).to_have_title(re.compile(r"^\(1\) corral"))
