@@ -72,6 +72,28 @@ def test_markdown_features_and_safe_links(context: Any, service: LiveService) ->
     assert rendered["hrefs"] == ["https://example.test/x", "https://example.test/y"]
 
 
+def test_a_message_streamed_without_id_and_completed_with_one_is_one_bubble(
+    context: Any, service: LiveService
+) -> None:
+    page = _page(context, service)
+    texts = page.evaluate(
+        """async () => {
+          const { Transcript } = await import("/static/transcript.js");
+          const root = document.createElement("div");
+          const t = new Transcript(root, {});
+          let seq = 0;
+          const env = (event) => ({ seq: ++seq, event });
+          t.apply(env({ type: "text.delta", text: "Hel" }));
+          t.apply(env({ type: "text.delta", text: "lo" }));
+          t.apply(env({ type: "text.complete", text: "Hello", message_id: "m1" }));
+          t.apply(env({ type: "text.delta", text: "Next", message_id: "m2" }));
+          t.apply(env({ type: "text.complete", text: "Next one", message_id: "m2" }));
+          return [...root.querySelectorAll(".msg.assistant")].map((m) => m.textContent);
+        }"""
+    )
+    assert texts == ["Hello", "Next one"]
+
+
 def test_transcript_draws_hostile_events_as_text(context: Any, service: LiveService) -> None:
     page = _page(context, service)
     result = page.evaluate(

@@ -201,13 +201,17 @@ export class Transcript {
 
   text(ev, done, reasoning) {
     const key = ev.message_id ? `${reasoning ? "r" : "t"}:${ev.message_id}` : null;
-    let entry = key ? this.texts.get(key) : reasoning ? this.openReasoning : this.openText;
+    const open = reasoning ? this.openReasoning : this.openText;
+    let entry = key ? this.texts.get(key) : open;
+    // A message streamed without an id and completed with one (or the reverse) is one message.
+    if (!entry && open && !open.done && open.key !== key) entry = open;
     if (entry && entry.done && !done) entry = null; // a new message after a finished one
     if (!entry) {
       if (done && !ev.text) return;
       entry = reasoning ? this.newReasoning(ev) : this.newText(ev);
-      if (key) this.texts.set(key, entry);
+      entry.key = key;
     }
+    if (key) this.texts.set(key, entry);
     if (reasoning) this.openReasoning = entry;
     else this.openText = entry;
     if (done) {
