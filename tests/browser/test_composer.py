@@ -88,3 +88,20 @@ def test_edit_target_and_unsaved_edit_survive_reload(
         ("first, edited but not saved yet", "queued", 2),
         ("second waiting", "canceled", 1),
     ]
+
+
+def test_new_session_form_remembers_choices_per_adapter(context: Any, service: LiveService) -> None:
+    page = context.new_page()
+    page.goto(service.url + "/")
+    expect(page.locator("body")).to_have_attribute("data-ready", "1")
+    expect(page.locator("#new-adapter option[value='claude-code']")).to_have_count(1)
+    page.evaluate(
+        """() => localStorage.setItem("corral.defaults.codex",
+             JSON.stringify({ model: "gpt-x", effort: "high", intent: "review" }))"""
+    )
+    page.select_option("#new-adapter", "codex")
+    expect(page.locator("#new-model")).to_have_value("gpt-x")
+    expect(page.locator("#new-effort")).to_have_value("high")
+    expect(page.locator("#new-intent")).to_have_value("review")
+    page.select_option("#new-adapter", "claude-code")
+    expect(page.locator("#new-model")).to_have_value("")

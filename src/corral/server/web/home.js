@@ -149,7 +149,23 @@ export class HomeView {
         modelHint.textContent = `Could not list models: ${err.message}`;
       }
     };
+    // The last choices per adapter (this browser) prefill the form: the adapter's defaults.
+    const prefill = () => {
+      let saved = {};
+      try {
+        saved = JSON.parse(localStorage.getItem(`corral.defaults.${select.value}`) || "{}");
+      } catch {
+        saved = {};
+      }
+      model.value = typeof saved.model === "string" ? saved.model : "";
+      effort.value = typeof saved.effort === "string" ? saved.effort : "";
+      if (typeof saved.intent === "string" && [...intent.options].some((o) => o.value === saved.intent)) {
+        intent.value = saved.intent;
+        intent.onchange?.();
+      }
+    };
     select.addEventListener("change", refreshIntents);
+    select.addEventListener("change", prefill);
     select.addEventListener("change", refreshModels);
     const error = h("p", { class: "error-text", role: "alert" });
     const form = h(
@@ -168,6 +184,9 @@ export class HomeView {
           try {
             const record = await post("/api/sessions", body);
             if (body.cwd) localStorage.setItem("corral.lastProject", body.cwd);
+            localStorage.setItem(`corral.defaults.${body.adapter_id}`, JSON.stringify({
+              model: body.model || "", effort: body.effort || "", intent: body.intent,
+            }));
             this.navigate(`#/s/${record.id}`);
           } catch (err) {
             error.textContent = `Could not start: ${err.message}`;
@@ -185,6 +204,7 @@ export class HomeView {
     const submit = h("button", { type: "submit", class: "primary" }, "Start session");
     form.append(h("div", { class: "choices" }, submit), error);
     refreshIntents();
+    prefill();
     refreshModels();
     const quick = demos.length
       ? h("div", { class: "demo-callout" },
