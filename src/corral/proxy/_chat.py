@@ -358,15 +358,7 @@ class Decoder:
             return []
         if "error" in obj and "choices" not in obj:
             self._done = True
-            status = obj["error"].get("code") if isinstance(obj["error"], dict) else None
-            return [
-                ir.Failure(
-                    error_from_status(
-                        status if isinstance(status, int) else 500,
-                        error_message(obj, "stream error"),
-                    )
-                )
-            ]
+            return [ir.Failure(parse_error(0, obj, None))]
         out: list[ir.Event] = []
         if not self._started:
             self._started = True
@@ -501,10 +493,24 @@ def stream_error(error: ir.ErrorInfo) -> bytes:
 
 
 def parse_error(status: int, body: Any, retry_after: float | None) -> ir.ErrorInfo:
+    """An error from an HTTP status and body; ``status`` 0 (an in-stream error) is inferred."""
     kind = None
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        code = str(body["error"].get("code"))
-        kind = {"insufficient_quota": "rate_limit", "server_is_overloaded": "overloaded"}.get(code)
+        code = body["error"].get("code")
+        kind = _CODE_KINDS.get(str(code))
+        if status == 0:
+            status = (
+                code if isinstance(code, int) and code >= 400 else _KIND_STATUS.get(kind or "", 500)
+            )
     return error_from_status(
-        status, error_message(body, f"upstream HTTP {status}"), retry_after, kind
+        status or 500, error_message(body, f"upstream HTTP {status}"), retry_after, kind
     )
+
+
+_CODE_KINDS = {
+    "insufficient_quota": "rate_limit",
+    "rate_limit_exceeded": "rate_limit",
+    "server_is_overloaded": "overloaded",
+    "server_error": "server",
+}
+_KIND_STATUS = {"rate_limit": 429, "overloaded": 503, "server": 500}

@@ -107,15 +107,19 @@ class Exchange:
         """Send the request, rotating credentials on 429 / quota; raises ``UpstreamFailed``."""
         body = self.upstream.build_request(self.request, self.target.model)
         tried: set[int] = set()
-        waited = False
         for _attempt in range(len(self.proxy.pool.credentials) + 1):
             index, wait = self.proxy.pool.pick(tried)
             if index < 0:
-                index, wait = self.proxy.pool.pick()
-            if wait > 0 or index in tried:
-                if wait > self.proxy.settings.max_retry_wait or waited:
+                if self.outcome.failovers:
                     raise UpstreamFailed(self._last_error)
-                waited = True
+                index, wait = self.proxy.pool.pick()
+            if wait > self.proxy.settings.max_retry_wait:
+                # Every credential is benched for longer than we wait: the one that frees up
+                # soonest goes anyway when nothing failed yet (the upstream decides), else the
+                # last error (with its retry-after) goes back to the client.
+                if self.outcome.failovers:
+                    raise UpstreamFailed(self._last_error)
+            elif wait > 0:
                 log_event("proxy.wait", id=self.id, seconds=round(wait, 3))
                 await asyncio.sleep(wait)
             try:

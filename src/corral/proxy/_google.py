@@ -152,10 +152,12 @@ def _parse_content(content: dict[str, Any], names: dict[str, list[str]]) -> ir.M
             is_error = isinstance(value, dict) and "error" in value and "output" not in value
             parts.append(ir.ToolResult(call_id, content_parts, is_error, name))
         elif part.get("thought") and "text" in part:
-            parts.append(ir.Thinking(str(part["text"]), signature, WIRE if signature else None))
+            origin, own = ir.unwrap_signature(signature, WIRE)
+            parts.append(ir.Thinking(str(part["text"]), own, origin))
         elif "text" in part:
             if signature:
-                parts.append(ir.Thinking("", signature, WIRE))
+                origin, own = ir.unwrap_signature(signature, WIRE)
+                parts.append(ir.Thinking("", own, origin))
             parts.append(ir.Text(str(part["text"])))
         elif "inlineData" in part:
             data = part["inlineData"] or {}
@@ -229,12 +231,10 @@ def _render_message(message: ir.Message, names: dict[str, str]) -> dict[str, Any
             else:
                 parts.append({"fileData": {"mimeType": part.media_type, "fileUri": part.url}})
         elif isinstance(part, ir.Thinking):
+            # Only Google's own signed thoughts go back; it ignores or refuses anything else.
             signature = ir.native_signature(part, WIRE)
-            if part.text:
-                thought: dict[str, Any] = {"text": part.text, "thought": True}
-                if signature:
-                    thought["thoughtSignature"] = signature
-                parts.append(thought)
+            if signature:
+                parts.append({"text": part.text, "thought": True, "thoughtSignature": signature})
         elif isinstance(part, ir.ToolUse):
             call: dict[str, Any] = {
                 "functionCall": {"id": part.id, "name": part.name, "args": part.arguments}
