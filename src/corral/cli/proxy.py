@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Annotated
 
+import msgspec
 import typer
 
 from ..errors import ConfigError
@@ -95,10 +96,9 @@ def serve(
     else:
         raise ConfigError("give --profile NAME or --provider KIND")
     logging.basicConfig(level=log_level.upper(), format="%(message)s", stream=sys.stderr)
-    extra = (
-        {"token": os.environ["CORRAL_PROXY_TOKEN"]} if os.environ.get("CORRAL_PROXY_TOKEN") else {}
-    )
-    settings = ProxySettings(profile=chosen, host=host, port=port, usage_log=usage_log, **extra)
+    settings = ProxySettings(profile=chosen, host=host, port=port, usage_log=usage_log)
+    if os.environ.get("CORRAL_PROXY_TOKEN"):
+        settings = msgspec.structs.replace(settings, token=os.environ["CORRAL_PROXY_TOKEN"])
     server = ProxyServer(settings)
 
     def ready(srv: ProxyServer) -> None:
