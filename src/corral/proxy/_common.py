@@ -31,19 +31,22 @@ def clean_schema(schema: Any, target: Wire) -> dict[str, Any]:
     return cleaned
 
 
-def _clean(value: Any, refused: frozenset[str], depth: int) -> Any:
+def _clean(value: Any, refused: frozenset[str], depth: int, names: bool = False) -> Any:
+    """``names``: ``value`` maps property names to schemas (a property may be called ``$id``)."""
     if depth > 64:
         return {}
     if isinstance(value, dict):
         return {
-            k: _clean(v, refused, depth + 1)
+            k: _clean(v, refused, depth + 1, names=not names and k in _NAME_MAPS)
             for k, v in value.items()
-            # A property *named* like a refused key stays: only keywords go.
-            if k not in refused or not isinstance(k, str)
+            if names or k not in refused
         }
     if isinstance(value, list):
         return [_clean(v, refused, depth + 1) for v in value]
     return value
+
+
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 
 
 def drop_unknown(body: dict[str, Any], known: frozenset[str], wire: Wire) -> list[str]:

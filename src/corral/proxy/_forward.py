@@ -211,9 +211,13 @@ class Exchange:
                     return
                 if isinstance(body, list) and body:  # Google's JSON-array stream shape
                     body = body[-1]
-                for event in ir.response_events(
-                    self.upstream.parse_response(body if isinstance(body, dict) else {})
-                ):
+                try:
+                    answer = self.upstream.parse_response(body if isinstance(body, dict) else {})
+                except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+                    message = f"the proxy cannot read the upstream's answer: {exc!r}"
+                    yield ir.Failure(ir.ErrorInfo("server", message, 502))
+                    return
+                for event in ir.response_events(answer):
                     yield event
                 return
             decoder = self.upstream.decoder()

@@ -19,6 +19,34 @@ class Encoder(Protocol):
     def encode(self, event: ir.Event) -> bytes: ...
 
 
+class _Total:
+    """A decoder that never raises: an event it cannot read ends the stream with an error."""
+
+    def __init__(self, inner: Decoder) -> None:
+        self._inner = inner
+        self._failed = False
+
+    def _guard(self, produce: Callable[[], list[ir.Event]]) -> list[ir.Event]:
+        if self._failed:
+            return []
+        try:
+            return produce()
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+            self._failed = True
+            message = f"the upstream sent an event the proxy cannot read: {exc!r}"
+            return [ir.Failure(ir.ErrorInfo("server", message, 502))]
+
+    def feed(self, event: str, data: str) -> list[ir.Event]:
+        return self._guard(lambda: self._inner.feed(event, data))
+
+    def finish(self) -> list[ir.Event]:
+        return self._guard(self._inner.finish)
+
+
+def total(factory: Callable[[], Decoder]) -> Callable[[], Decoder]:
+    return lambda: _Total(factory())
+
+
 @dataclass(frozen=True)
 class Converter:
     wire: ir.Wire
@@ -41,7 +69,7 @@ CONVERTERS: dict[ir.Wire, Converter] = {
         _anthropic.build_request,
         _anthropic.parse_response,
         lambda resp, model, req: _anthropic.render_response(resp, model),
-        _anthropic.Decoder,
+        total(_anthropic.Decoder),
         _anthropic.Encoder,
         _anthropic.render_error,
         _anthropic.stream_error,
@@ -53,7 +81,7 @@ CONVERTERS: dict[ir.Wire, Converter] = {
         _chat.build_request,
         _chat.parse_response,
         lambda resp, model, req: _chat.render_response(resp, model),
-        _chat.Decoder,
+        total(_chat.Decoder),
         _chat.Encoder,
         _chat.render_error,
         _chat.stream_error,
@@ -65,7 +93,7 @@ CONVERTERS: dict[ir.Wire, Converter] = {
         _responses.build_request,
         _responses.parse_response,
         _responses.render_response,
-        _responses.Decoder,
+        total(_responses.Decoder),
         _responses.Encoder,
         _responses.render_error,
         lambda error: _responses.stream_error(error),
@@ -77,7 +105,7 @@ CONVERTERS: dict[ir.Wire, Converter] = {
         _google.build_request,
         _google.parse_response,
         lambda resp, model, req: _google.render_response(resp, model),
-        _google.Decoder,
+        total(_google.Decoder),
         _google.Encoder,
         _google.render_error,
         _google.stream_error,
