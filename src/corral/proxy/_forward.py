@@ -223,14 +223,23 @@ class Exchange:
             decoder = self.upstream.decoder()
             sse = SSEDecoder()
             ended = False
+            drained = 0
             try:
                 async for chunk in response.aiter_raw():
+                    if ended:
+                        # Read the body to its end so the connection goes back to the pool.
+                        drained += len(chunk)
+                        if drained > _MAX_ERROR_BODY:
+                            return
+                        continue
                     for name, data in sse.feed(chunk):
                         for event in decoder.feed(name, data):
                             ended = ended or isinstance(event, ir.Finish | ir.Failure)
                             yield event
                         if ended:
-                            return
+                            break
+                if ended:
+                    return
                 for name, data in sse.finish():
                     for event in decoder.feed(name, data):
                         yield event

@@ -16,6 +16,7 @@ import socket
 import threading
 from collections.abc import Callable, Generator
 from types import FrameType, TracebackType
+from typing import Any
 
 import uvicorn
 
@@ -23,6 +24,18 @@ from ._app import ProxyApp, create_app
 from ._config import ProxySettings
 
 _START_TIMEOUT = 10.0
+
+
+def _run(coro: Any) -> None:
+    """Run ``coro`` on a fresh loop: uvloop's when installed (the proxy's hot path), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(coro)
+        return
+    uvloop.run(coro)
+
+
 _STOP_TIMEOUT = 10.0
 
 
@@ -110,7 +123,7 @@ class ProxyServer:
         started = threading.Event()
         server = self._make_server(started.set)
         self._thread = threading.Thread(
-            target=lambda: asyncio.run(server.serve(sockets=[sock])),
+            target=lambda: _run(server.serve(sockets=[sock])),
             name="corral-proxy",
             daemon=True,
         )
@@ -163,7 +176,7 @@ class ProxyServer:
             sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)
         }
         try:
-            asyncio.run(server.serve(sockets=[sock]))
+            _run(server.serve(sockets=[sock]))
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
