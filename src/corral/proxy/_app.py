@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import math
 import re
@@ -24,6 +23,7 @@ import httpx
 from . import _ir as ir
 from ._config import ProxySettings
 from ._forward import Exchange, Proxy, UpstreamFailed
+from ._sse import encode, loads
 from ._usage import UsageLog, log_event
 from ._wires import Converter, converter
 
@@ -191,7 +191,7 @@ class ProxyApp:
         client_wire = _wire_of(path)
         conv = converter(client_wire)
         try:
-            body = json.loads(raw)
+            body = loads(raw)
             if not isinstance(body, dict):
                 raise ValueError("the request body must be a JSON object")
         except ValueError as exc:
@@ -295,9 +295,10 @@ async def _serve(exchange: Exchange, conv: Converter, send: Send, as_array: bool
     if not request.stream:
         collector = ir.Collector()
         try:
-            async for event in events:
-                exchange.note(event)
-                collector.feed(event)
+            async for batch in events:
+                for event in batch:
+                    exchange.note(event)
+                    collector.feed(event)
         except UpstreamFailed as failed:
             collector.error = failed.error
         finally:
@@ -313,9 +314,10 @@ async def _serve(exchange: Exchange, conv: Converter, send: Send, as_array: bool
     encoder = conv.encoder(model, request)
     await send({"type": "http.response.start", "status": 200, "headers": _SSE})
     try:
-        async for event in events:
-            exchange.note(event)
-            data = encoder.encode(event)
+        async for batch in events:
+            for event in batch:
+                exchange.note(event)
+            data = b"".join([encoder.encode(event) for event in batch])
             if data:
                 await send({"type": "http.response.body", "body": data, "more_body": True})
     except UpstreamFailed as failed:
@@ -363,7 +365,7 @@ async def _body(receive: Receive) -> bytes:
 async def _json(
     send: Send, status: int, body: Any, extra: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    data = encode(body)
     headers = [*_JSON, (b"content-length", str(len(data)).encode()), *(extra or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})

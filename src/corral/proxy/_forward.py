@@ -10,7 +10,6 @@ returns its connection to the pool or drops it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import AsyncGenerator, Mapping
@@ -24,7 +23,7 @@ from . import _ir as ir
 from ._config import ProxySettings
 from ._credentials import CredentialPool, Secret
 from ._providers import Call, Target, adc_token, build_call, target
-from ._sse import SSEDecoder, SSEError
+from ._sse import SSEDecoder, SSEError, loads
 from ._usage import UsageLog, cost, log_event
 from ._wires import Converter, converter
 
@@ -192,33 +191,17 @@ class Exchange:
         finally:
             await response.aclose()
         try:
-            body: Any = json.loads(raw)
+            body: Any = loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
         return self.upstream.parse_error(response.status_code, body, retry_after(response.headers))
 
-    async def events(self, response: httpx.Response) -> AsyncGenerator[ir.Event, None]:
-        """The upstream's answer as stream events (a whole JSON answer is replayed as events)."""
+    async def events(self, response: httpx.Response) -> AsyncGenerator[list[ir.Event], None]:
+        """The upstream's answer as batches of stream events, one batch per upstream read (a
+        whole JSON answer is replayed as one batch)."""
         try:
             if not self._stream:
-                raw = await self._read(response)
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    yield ir.Failure(
-                        ir.ErrorInfo("server", "the upstream answered with invalid JSON", 502)
-                    )
-                    return
-                if isinstance(body, list) and body:  # Google's JSON-array stream shape
-                    body = body[-1]
-                try:
-                    answer = self.upstream.parse_response(body if isinstance(body, dict) else {})
-                except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
-                    message = f"the proxy cannot read the upstream's answer: {exc!r}"
-                    yield ir.Failure(ir.ErrorInfo("server", message, 502))
-                    return
-                for event in ir.response_events(answer):
-                    yield event
+                yield self._whole(await self._read(response))
                 return
             decoder = self.upstream.decoder()
             sse = SSEDecoder()
@@ -232,28 +215,44 @@ class Exchange:
                         if drained > _MAX_ERROR_BODY:
                             return
                         continue
+                    batch: list[ir.Event] = []
                     for name, data in sse.feed(chunk):
                         for event in decoder.feed(name, data):
-                            ended = ended or isinstance(event, ir.Finish | ir.Failure)
-                            yield event
+                            batch.append(event)
+                            if isinstance(event, ir.Finish | ir.Failure):
+                                ended = True
+                                break
                         if ended:
                             break
-                if ended:
-                    return
-                for name, data in sse.finish():
-                    for event in decoder.feed(name, data):
-                        yield event
-                for event in decoder.finish():
-                    yield event
+                    if batch:
+                        yield batch
+                if not ended:
+                    tail = [e for name, data in sse.finish() for e in decoder.feed(name, data)]
+                    yield tail + decoder.finish()
             except httpx.TimeoutException:
-                yield ir.Failure(ir.ErrorInfo("timeout", "the upstream stream stalled", 504))
+                yield [ir.Failure(ir.ErrorInfo("timeout", "the upstream stream stalled", 504))]
             except (httpx.HTTPError, SSEError) as exc:
                 self.outcome.outcome = "upstream-disconnected"
-                yield ir.Failure(
-                    ir.ErrorInfo("disconnect", f"the upstream stream broke: {exc!r}", 502)
-                )
+                message = f"the upstream stream broke: {exc!r}"
+                yield [ir.Failure(ir.ErrorInfo("disconnect", message, 502))]
         finally:
             await response.aclose()
+
+    def _whole(self, raw: bytes) -> list[ir.Event]:
+        try:
+            body = loads(raw)
+        except ValueError:
+            return [
+                ir.Failure(ir.ErrorInfo("server", "the upstream answered with invalid JSON", 502))
+            ]
+        if isinstance(body, list) and body:  # Google's JSON-array stream shape
+            body = body[-1]
+        try:
+            answer = self.upstream.parse_response(body if isinstance(body, dict) else {})
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+            message = f"the proxy cannot read the upstream's answer: {exc!r}"
+            return [ir.Failure(ir.ErrorInfo("server", message, 502))]
+        return ir.response_events(answer)
 
     async def _read(self, response: httpx.Response) -> bytes:
         raw = b""

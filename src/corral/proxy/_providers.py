@@ -10,7 +10,6 @@ answer to a streaming client as events.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from ..errors import ConfigError
 from ._config import Profile
 from ._credentials import Secret
 from ._ir import Wire
+from ._sse import encode
 
 ANTHROPIC_VERSION = "2023-06-01"
 _DEFAULT_BASE = {
@@ -128,7 +128,7 @@ _SAME_FAMILY = {("openai-chat", "openai-responses"), ("openai-responses", "opena
 
 
 def _json(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return encode(body)
 
 
 def _base(profile: Profile) -> str:

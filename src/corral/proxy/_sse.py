@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 MAX_LINE = 8 * 1024 * 1024
 
 
@@ -54,20 +56,40 @@ class SSEDecoder:
 
 
 def frame(data: Any, event: str | None = None) -> bytes:
-    payload = data if isinstance(data, str) else dumps(data)
+    payload = data.encode() if isinstance(data, str) else encode(data)
     if event:
-        return f"event: {event}\ndata: {payload}\n\n".encode()
-    return f"data: {payload}\n\n".encode()
+        return b"event: " + event.encode() + b"\ndata: " + payload + b"\n\n"
+    return b"data: " + payload + b"\n\n"
+
+
+def encode(value: Any) -> bytes:
+    """Compact JSON bytes; text with lone surrogates goes out escaped instead of failing."""
+    try:
+        return _encode(value)
+    except (UnicodeEncodeError, TypeError, OverflowError):
+        return json.dumps(value, separators=(",", ":"), default=str).encode()
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return encode(value).decode()
 
 
-def loads_object(data: str) -> dict[str, Any] | None:
+def loads(data: bytes | str) -> Any:
+    """JSON from bytes or text (msgspec, with the stdlib for what it refuses: lone surrogates)."""
+    try:
+        return _decode(data)
+    except msgspec.DecodeError:
+        return json.loads(data)
+
+
+def loads_object(data: bytes | str) -> dict[str, Any] | None:
     """A JSON object from a data line, or None for anything else (never raises)."""
     try:
-        value = json.loads(data)
+        value = loads(data)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
