@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
@@ -93,7 +94,7 @@ class Exchange:
         self.upstream = converter(self.target.wire)
         self.outcome = Outcome()
         self.started = time.monotonic()
-        self.id = f"req_{id(self):x}{int(self.started * 1000) % 100000}"
+        self.id = f"req_{secrets.token_hex(6)}"
         self._stream = True
         self._last_error = ir.ErrorInfo("rate_limit", "every credential is rate limited", 429)
         if request.dropped:
