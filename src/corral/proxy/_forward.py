@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 
 from ..errors import ConfigError
 from . import _ir as ir
@@ -105,7 +106,10 @@ class Exchange:
 
     async def open(self) -> httpx.Response:
         """Send the request, rotating credentials on 429 / quota; raises ``UpstreamFailed``."""
-        body = self.upstream.build_request(self.request, self.target.model)
+        outgoing = self.request
+        if outgoing.stream and not self.target.stream_capable:
+            outgoing = msgspec.structs.replace(outgoing, stream=False)
+        body = self.upstream.build_request(outgoing, self.target.model)
         tried: set[int] = set()
         for _attempt in range(len(self.proxy.pool.credentials) + 1):
             index, wait = self.proxy.pool.pick(tried)

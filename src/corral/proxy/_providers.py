@@ -56,7 +56,13 @@ class Target:
 
 
 def target(profile: Profile, client_model: str) -> Target:
-    model = profile.model or client_model
+    tgt = _target(profile, profile.model or client_model)
+    if not profile.stream:
+        return Target(tgt.wire, tgt.model, stream_capable=False)
+    return tgt
+
+
+def _target(profile: Profile, model: str) -> Target:
     kind = profile.provider
     if kind in ("anthropic",):
         return Target("anthropic", model)
