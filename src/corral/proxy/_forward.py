@@ -233,7 +233,13 @@ class Exchange:
                         yield batch
                 if not ended:
                     tail = [e for name, data in sse.finish() for e in decoder.feed(name, data)]
-                    yield tail + decoder.finish()
+                    tail += decoder.finish()
+                    if not any(isinstance(e, ir.Finish | ir.Failure) for e in tail):
+                        # The body ended (cleanly, as far as HTTP goes) without a final event.
+                        self.outcome.outcome = "upstream-disconnected"
+                        message = "the upstream stream ended without a complete answer"
+                        tail.append(ir.Failure(ir.ErrorInfo("disconnect", message, 502)))
+                    yield tail
             except httpx.TimeoutException:
                 yield [ir.Failure(ir.ErrorInfo("timeout", "the upstream stream stalled", 504))]
             except (httpx.HTTPError, SSEError) as exc:
