@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -203,8 +204,9 @@ async def test_client_disconnect_cancels_the_upstream_request(
 
 
 async def test_429_fails_over_to_the_next_credential(
-    upstream: FakeModelServer, tmp_path: Path
+    upstream: FakeModelServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="corral.proxy")
     upstream.requests.clear()
     credentials = [
         Credential(label="first", api_key="key-1"),
@@ -239,6 +241,11 @@ async def test_429_fails_over_to_the_next_credential(
             assert second.status_code == 200
             tasks, busy = await settle(baseline, running)
         assert (tasks, busy) == (baseline, 0)
+    failovers = [
+        json.loads(r.getMessage()) for r in caplog.records if "proxy.failover" in r.getMessage()
+    ]
+    assert failovers and failovers[0]["credential"] == "first" and failovers[0]["retry_after"] == 30
+    assert "key-1" not in caplog.text and "key-2" not in caplog.text
     records = running.records()
     assert records[-2]["credential"] == "second"
     assert records[-2]["failovers"] == [{"credential": "first", "status": 429, "retry_after": 30.0}]
