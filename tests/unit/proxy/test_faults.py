@@ -60,7 +60,7 @@ class Running:
 
 async def settle(baseline: int, running: Running) -> tuple[int, int]:
     """(tasks, busy upstream connections) once the proxy is quiet again (bounded wait)."""
-    for _ in range(100):
+    for _ in range(250):  # at most 5 s
         tasks = len(asyncio.all_tasks())
         if tasks <= baseline and running.busy_connections() == 0:
             break
