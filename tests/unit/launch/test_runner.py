@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,7 @@ def wait_gone(pid: int, seconds: float = 10.0) -> bool:
 
 
 @pytest.fixture
-def fake_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+def fake_env(tmp_path: Path) -> dict[str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     exe = bin_dir / "claude"
@@ -64,7 +63,7 @@ def fake_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         "FAKE_HARNESS_REPORT": str(tmp_path / "report.json"),
         "PYTHONUNBUFFERED": "1",
     }
-    yield env
+    return env
 
 
 def start(args: list[str], env: dict[str, str], **kw: Any) -> subprocess.Popen[bytes]:
@@ -120,7 +119,7 @@ def test_exit_code_passes_through_and_the_proxy_is_stopped(fake_env: dict[str, s
         [*PROXIED, "--api-base", "http://127.0.0.1:9/v1", "-p", "hi", "--", "--mode", "exit:7"],
         fake_env,
     )
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 7, err.decode()
     got = events(err)
     started = next(e for e in got if e["event"] == "proxy_started")
