@@ -52,6 +52,8 @@ class HarnessLaunch:
     dirs: tuple[Path, ...] = ()
     home: Path | None = None
     """The home the harness runs with, when not the user's."""
+    unset: tuple[str, ...] = ()
+    """Variables removed from the caller's environment (a user's own key must not reach the proxy)."""
 
     def apply(self) -> None:
         for directory in self.dirs:
@@ -162,6 +164,7 @@ def harness_launch(
     files: dict[Path, str] = {}
     dirs: tuple[Path, ...] = ()
     home: Path | None = None
+    unset: tuple[str, ...] = ()
     if endpoint is not None:
         from ..redirect import redirect_for
 
@@ -183,7 +186,10 @@ def harness_launch(
         else:
             files, dirs, home = dict(r.files), tuple(r.dirs), chosen
         if via_proxy and h.agent == "claude":
-            env["ANTHROPIC_AUTH_TOKEN"] = endpoint.api_key
+            # A bearer token, not ANTHROPIC_API_KEY: Claude Code asks the user to approve every
+            # new API key in interactive mode, and the proxy's token is new at every launch.
+            env["ANTHROPIC_AUTH_TOKEN"] = env.pop("ANTHROPIC_API_KEY")
+            unset = ("ANTHROPIC_API_KEY",)
     else:
         native_env, native_argv = native(res, opts, key)
         env.update(native_env)
@@ -211,7 +217,7 @@ def harness_launch(
     args += opts.harness_args
     if one_shot and h.prompt_flag is not None:
         args += [*h.prompt_flag, str(opts.prompt)]
-    return HarnessLaunch(binary, tuple(args), env, files, dirs, home)
+    return HarnessLaunch(binary, tuple(args), env, files, dirs, home, unset)
 
 
 def _chose_format(harness_args: tuple[str, ...], observe: tuple[str, ...]) -> bool:

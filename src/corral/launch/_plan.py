@@ -71,6 +71,7 @@ class Plan:
             "command": self.harness.command,
             "args": list(self.harness.args),
             "env": dict(self.harness.env),
+            "unsetEnv": list(self.harness.unset),
             "harnessArgs": list(opts.harness_args),
             "mode": "interactive" if opts.interactive else "non-interactive",
             "pty": opts.interactive and res.harness.pty,

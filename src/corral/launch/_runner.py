@@ -71,8 +71,8 @@ def run_harness(
     observer: Observer | None = None,
 ) -> int:
     """Run the harness to its end; its exit status (128 + signal when a signal killed it; 130
-    when corral was interrupted by SIGINT and the harness reported success)."""
-    env = {**base_env, **launch.env}
+    when corral was interrupted by SIGINT and the harness exited 0 or by a signal)."""
+    env = {k: v for k, v in base_env.items() if k not in launch.unset} | launch.env
     argv = [launch.command, *launch.args]
     with _Signals() as signals:
         try:
@@ -85,7 +85,7 @@ def run_harness(
                 "HARNESS_LAUNCH_FAILED", harness=launch.command, error=str(exc)
             ) from exc
     status = exit_status(rc)
-    if signals.first == signal.SIGINT and status == 0:
+    if signals.first == signal.SIGINT and (status == 0 or status > 128):
         return 130
     return status
 

@@ -61,7 +61,7 @@ def main() -> int:
             data=body,
             headers={
                 "content-type": "application/json",
-                "x-api-key": os.environ["ANTHROPIC_API_KEY"],
+                "authorization": "Bearer " + os.environ["ANTHROPIC_AUTH_TOKEN"],
                 "anthropic-version": "2023-06-01",
             },
         )

@@ -143,6 +143,7 @@ def test_with_proxy_forces_a_proxy_on_a_native_cell() -> None:
     assert data["proxyNeeded"] is True
     assert data["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:<resolved-port>"
     assert data["env"]["ANTHROPIC_AUTH_TOKEN"] == "<proxy-token>"
+    assert "ANTHROPIC_API_KEY" not in data["env"] and data["unsetEnv"] == ["ANTHROPIC_API_KEY"]
 
 
 def test_secrets_are_redacted() -> None:
