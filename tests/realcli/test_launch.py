@@ -276,8 +276,8 @@ def test_launch_claude_interactive_under_a_pty(
             if ready:
                 try:
                     screen += os.read(master, 65536)
-                except OSError:
-                    return until()
+                except OSError:  # EIO: every process on the terminal has closed it
+                    time.sleep(0.2)
         return until()
 
     try:
