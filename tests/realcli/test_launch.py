@@ -308,3 +308,36 @@ def test_launch_claude_interactive_under_a_pty(
     assert proc.returncode == 0, screen[-2000:]
     assert {r.wire_api for r in fake_model.requests.model_calls()} == {"openai-chat"}
     assert gone(proxy) and gone(harness)
+
+
+@pytest.mark.realcli("claude")
+@pytest.mark.timeout(200)
+def test_launch_observe_records_usage_without_changing_the_output(
+    fake_model: FakeModelServer,
+    isolated_home: Path,
+    git_repo: Path,
+    agent_bin: Callable[[str], Path],
+    run_agent: Callable[..., Any],
+    clean_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """``--observe``: the user still gets Claude Code's own stream-json on stdout, byte for byte
+    what it printed (every line its JSON), and corral writes a session record with the usage."""
+    agent_bin("claude")
+    extra, timeout = HARNESS_ARGS["claude"]
+    argv = launch_argv(
+        "claude", "openai-chat", fake_model, isolated_home, "--observe", "-p", PROMPT, "--", *extra
+    )
+    run = run_agent(argv, env=corral_env(clean_env, tmp_path), cwd=git_repo, timeout=timeout)
+    assert run.returncode == 0, run.describe()
+    lines = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    assert lines[0]["type"] == "system" and lines[-1]["type"] == "result"
+    observed = next(e for e in lifecycle(run.stderr) if e["event"] == "observed")
+    # Claude Code counts input tokens from the stream's message_start, where a Chat upstream's
+    # count is not known yet (the proxy has it only at the end): output tokens are what it sees.
+    assert observed["outputTokens"] > 0, (observed, lines[-1])
+    assert observed["outputTokens"] == lines[-1]["usage"]["output_tokens"]
+    assert observed["exitCode"] == 0
+    record = Path(observed["record"]).read_text().splitlines()
+    assert json.loads(record[-1])["type"] == "summary"
+    assert len(record) == observed["events"] + 1

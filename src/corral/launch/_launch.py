@@ -196,7 +196,7 @@ def launch(
             _event(err, opts.json, event="proxy_stopped", pid=proxy.proc.pid)
     if observer is not None:
         record = observer.finish(exit_code=rc)
-        _event(err, True, event="observed", **record.as_dict())
+        _event(err, opts.json, event="observed", **record.as_dict())
     return rc
 
 
