@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import bench_claude_parse, bench_proxy, queue_crash, queue_throughput
+from . import bench_claude_parse, bench_launch, bench_proxy, queue_crash, queue_throughput
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     parse = bench_claude_parse.main(parse_argv)
     print("\n== P2 model proxy: corral vs LiteLLM in front of the same scripted upstream ==")
     bench_proxy.run(quick=args.quick)
+    print("\n== P3 launcher: corral launch X vs the bare CLI ==")
+    bench_launch.main(["--repeat", "2" if args.quick else "5"])
     return 1 if crash["violations"] or parse else 0
 
 

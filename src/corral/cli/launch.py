@@ -21,15 +21,83 @@ import typer.core
 _PROXY_LEVELS = ("debug", "info", "warn", "error")
 
 
+_INT = ("proxy_port", "max_turns")
+_FLOAT = ("max_budget_usd",)
+_PATH = ("home",)
+
+
 class _SplitAtDashes(typer.core.TyperCommand):
-    """Everything after the first ``--`` is the harness's (never a positional of ours)."""
+    """Everything after the first ``--`` is the harness's (never a positional of ours).
+
+    The launcher sits in front of every harness start, so its own parse is kept cheap: a plain
+    command line is parsed here from the declared parameters (typer's per-parameter coercion
+    imports pydantic, ~0.3 s); anything unusual (``--help``, an unknown option, a bad value) goes
+    to typer's parser, which reports it as usual.
+    """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if "--" in args:
             at = args.index("--")
             ctx.meta["corral_harness_args"] = tuple(args[at + 1 :])
             args = args[:at]
+        if self._fast_parse(ctx, args):
+            return []
         return super().parse_args(ctx, args)
+
+    def _fast_parse(self, ctx: Any, args: list[str]) -> bool:
+        if "-h" in args or "--help" in args:
+            return False
+        table: dict[str, tuple[Any, bool | None]] = {}
+        params: dict[str, Any] = {}
+        for param in self.params:
+            params[str(param.name)] = param.default
+            if isinstance(param, typer.core.TyperOption):
+                flag = True if param.is_flag else None
+                table.update({opt: (param, flag) for opt in param.opts})
+                table.update({opt: (param, False) for opt in param.secondary_opts})
+        positional: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg.startswith("-") and arg != "-":
+                name, eq, inline = arg.partition("=")
+                if name not in table:
+                    return False
+                param, flag = table[name]
+                if flag is not None:
+                    if eq:
+                        return False
+                    params[str(param.name)] = flag
+                else:
+                    if not eq:
+                        i += 1
+                        if i >= len(args):
+                            return False
+                        inline = args[i]
+                    try:
+                        params[str(param.name)] = _convert(str(param.name), inline)
+                    except ValueError:
+                        return False
+            else:
+                positional.append(arg)
+            i += 1
+        if not 1 <= len(positional) <= 2:
+            return False
+        params["harness"] = positional[0]
+        params["provider"] = positional[1] if len(positional) == 2 else None
+        ctx.params = params
+        ctx.args = []
+        return True
+
+
+def _convert(name: str, value: str) -> Any:
+    if name in _INT:
+        return int(value)
+    if name in _FLOAT:
+        return float(value)
+    if name in _PATH:
+        return Path(value)
+    return value
 
 
 def register(root: typer.Typer) -> None:
