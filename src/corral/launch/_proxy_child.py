@@ -16,6 +16,8 @@ import sys
 import threading
 import time
 
+_LEVELS = {"debug": "DEBUG", "info": "INFO", "warn": "WARNING", "error": "ERROR"}
+
 
 def _watch_parent(parent: int) -> None:
     while True:
@@ -29,8 +31,7 @@ def main() -> int:
 
     env = os.environ
     profile = parse_profile(json.loads(env["CORRAL_PROXY_PROFILE"]), "launch", "corral launch")
-    level = env.get("CORRAL_PROXY_LOG_LEVEL", "warn").upper().replace("WARN", "WARNING")
-    level = level.replace("WARNINGING", "WARNING")
+    level = _LEVELS.get(env.get("CORRAL_PROXY_LOG_LEVEL", "warn"), "WARNING")
     logging.basicConfig(level=level, format="corral proxy: %(message)s", stream=sys.stderr)
     kwargs: dict[str, object] = {}
     if env.get("CORRAL_PROXY_USAGE_LOG") is not None:

@@ -28,6 +28,9 @@ from ._tables import (
 
 ProxyDecision = Literal["SKIP", "FORCE", "REQUIRED"]
 
+# harnesses whose `api` is one vendor's API (others are multi-provider: their own configuration)
+_VENDOR_HARNESSES = ("claude", "codex", "gemini")
+
 # proxy profile kind → provider id (a profile from providers.json names its provider this way)
 _KIND_TO_PROVIDER = {
     "anthropic": "anthropic",
@@ -108,7 +111,11 @@ def resolve_provider(
         raise LaunchError("PROVIDER_NOT_FOUND", provider=pid, list=", ".join(PROVIDERS))
     provider = PROVIDERS[pid]
     if given:
-        check_auth(provider, opts, env, profile, adc_present)
+        checked = provider
+        if pid == "api" and harness.name in _VENDOR_HARNESSES:
+            # `api` named explicitly: the harness's own vendor key (a login is `oauth`)
+            checked = PROVIDERS[VENDOR_API[DEFAULT_TRANSPORT[harness.name]]]
+        check_auth(checked, opts, env, profile, adc_present, shown=pid)
     if provider.needs_model and not (opts.model or (profile or {}).get("model")):
         raise LaunchError("MODEL_NOT_SPECIFIED", provider=pid)
     return provider, given
@@ -120,6 +127,7 @@ def check_auth(
     env: Mapping[str, str],
     profile: dict[str, Any] | None,
     adc_present: bool,
+    shown: str | None = None,
 ) -> None:
     """Step 2.4: a key flag, an auth command, profile credentials or one of the provider's env vars."""
     if not provider.auth_env or opts.api_key or opts.auth_command:
@@ -130,7 +138,9 @@ def check_auth(
         return
     if provider.id == "vertex" and adc_present:
         return
-    raise LaunchError("AUTH_MISSING", provider=provider.id, envVar=" or ".join(provider.auth_env))
+    raise LaunchError(
+        "AUTH_MISSING", provider=shown or provider.id, envVar=" or ".join(provider.auth_env)
+    )
 
 
 def resolve_transport(

@@ -87,7 +87,11 @@ def test_resolution_errors() -> None:
     )
     e = expect("AUTH_MISSING", _plan, LaunchOptions("claude", "anthropic"))
     assert "ANTHROPIC_API_KEY" in str(e)
-    expect("TRANSPORT_MISMATCH", _plan, LaunchOptions("claude", "api", transport="google"))
+    expect("TRANSPORT_MISMATCH", _plan, LaunchOptions("claude", transport="google"))
+    e = expect("AUTH_MISSING", _plan, LaunchOptions("codex", "api"))
+    assert "Provider 'api'" in str(e) and "OPENAI_API_KEY" in str(e)
+    _plan(LaunchOptions("codex"))  # the default provider: the harness's own login or key
+    _plan(LaunchOptions("opencode", "api"))  # multi-provider: its own configuration
     expect("TRANSPORT_REQUIRED", _plan, LaunchOptions("claude", "custom", model="m"))
     expect("RESUME_NOT_SUPPORTED", _plan, LaunchOptions("gemini", resume="abc"))
     expect("MODEL_NOT_SPECIFIED", _plan, LaunchOptions("claude", "bedrock"), {"AWS_PROFILE": "x"})
@@ -209,7 +213,7 @@ PRODUCERS: dict[str, Any] = {
         timeout=0.05,
     ),
     "AUTH_MISSING": lambda tmp: _plan(LaunchOptions("claude", "anthropic")),
-    "TRANSPORT_MISMATCH": lambda tmp: _plan(LaunchOptions("claude", "api", transport="google")),
+    "TRANSPORT_MISMATCH": lambda tmp: _plan(LaunchOptions("claude", transport="google")),
     "TRANSPORT_REQUIRED": lambda tmp: _plan(LaunchOptions("claude", "custom", model="m")),
     "RESUME_NOT_SUPPORTED": lambda tmp: _plan(LaunchOptions("gemini", resume="abc")),
     "MODEL_NOT_SPECIFIED": lambda tmp: _plan(
