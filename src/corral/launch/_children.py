@@ -20,23 +20,34 @@ def death_signal_preexec(
 ) -> Callable[[], None]:
     """A ``preexec_fn``: on Linux, ask for ``sig`` when the parent dies, then close the race where
     the parent died before the request (its pid changed). ``controlling_tty``: make that fd the
-    controlling terminal of the new session (for a PTY child)."""
+    controlling terminal of the new session (for a PTY child).
+
+    Everything is looked up here, in the parent: the child between fork and exec only calls
+    functions it already holds (no import, no ``dlopen``), since other threads of corral (the
+    proxy's stderr reader) may hold locks at the fork."""
     parent = os.getpid()
+    prctl: Callable[..., int] | None = None
+    if sys.platform.startswith("linux"):
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            prctl = None
+    set_ctty: Callable[[], object] | None = None
+    if controlling_tty is not None:
+        import fcntl
+        import termios
+
+        ioctl, request, fd = fcntl.ioctl, termios.TIOCSCTTY, controlling_tty
+        set_ctty = lambda: ioctl(fd, request, 0)  # noqa: E731
+    getppid, exit_now = os.getppid, os._exit
 
     def preexec() -> None:
-        if sys.platform.startswith("linux"):
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-            except (OSError, AttributeError):
-                pass
-            if os.getppid() != parent:
-                os._exit(1)
-        if controlling_tty is not None:
-            import fcntl
-            import termios
-
-            fcntl.ioctl(controlling_tty, termios.TIOCSCTTY, 0)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+            if getppid() != parent:
+                exit_now(1)
+        if set_ctty is not None:
+            set_ctty()
 
     return preexec
 
