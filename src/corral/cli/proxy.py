@@ -32,22 +32,35 @@ _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 @app.command("serve")
 def serve(
     profile: Annotated[
-        str | None, typer.Option(help="Provider profile name from <corral home>/providers.json.")
+        str | None,
+        typer.Option(
+            help="Provider profile name from <corral home>/providers.json.",
+            envvar="CORRAL_PROXY_PROFILE",
+        ),
     ] = None,
     provider: Annotated[
         str | None,
         typer.Option(
             help="Provider kind when no profile: anthropic, openai, openai-compatible, ollama, "
-            "google, bedrock, vertex, azure."
+            "google, bedrock, vertex, azure.",
+            envvar="CORRAL_PROXY_PROVIDER",
         ),
     ] = None,
-    base_url: Annotated[str | None, typer.Option(help="Upstream base URL.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Upstream base URL.", envvar="CORRAL_PROXY_BASE_URL")
+    ] = None,
     model: Annotated[
-        str | None, typer.Option(help="Target model (default: the client's model name).")
+        str | None,
+        typer.Option(
+            help="Target model (default: the client's model name).", envvar="CORRAL_PROXY_MODEL"
+        ),
     ] = None,
     wire: Annotated[
         str | None,
-        typer.Option(help="API for OpenAI-family providers: openai-chat or openai-responses."),
+        typer.Option(
+            help="API for OpenAI-family providers: openai-chat or openai-responses.",
+            envvar="CORRAL_PROXY_WIRE",
+        ),
     ] = None,
     api_key_env: Annotated[
         str | None, typer.Option(help="Environment variable holding the upstream key.")
@@ -58,7 +71,9 @@ def serve(
     ] = None,
     region: Annotated[str | None, typer.Option(help="Bedrock / Vertex region.")] = None,
     project: Annotated[str | None, typer.Option(help="Vertex project.")] = None,
-    port: Annotated[int, typer.Option(help="Port; 0 picks a free port.")] = 0,
+    port: Annotated[
+        int, typer.Option(help="Port; 0 picks a free port.", envvar="CORRAL_PROXY_PORT")
+    ] = 0,
     host: Annotated[str, typer.Option(help="Address to bind (loopback only).")] = "127.0.0.1",
     usage_log: Annotated[
         str | None,

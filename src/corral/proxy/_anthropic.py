@@ -245,6 +245,18 @@ def _usage(raw: Any) -> ir.Usage:
     )
 
 
+def _delta_usage(usage: ir.Usage) -> dict[str, int]:
+    """``message_delta`` usage: output tokens, and input tokens when only the end knew them."""
+    out = {"output_tokens": usage.output_tokens}
+    if usage.input_tokens:
+        out |= {
+            "input_tokens": usage.input_tokens,
+            "cache_creation_input_tokens": usage.cache_write_tokens,
+            "cache_read_input_tokens": usage.cache_read_tokens,
+        }
+    return out
+
+
 def _render_usage(usage: ir.Usage) -> dict[str, int]:
     return {
         "input_tokens": usage.input_tokens,
@@ -414,7 +426,7 @@ class Encoder:
             delta_frame = {
                 "type": "message_delta",
                 "delta": {"stop_reason": event.stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": event.usage.output_tokens},
+                "usage": _delta_usage(event.usage),
             }
             return frame(delta_frame, "message_delta") + frame(
                 {"type": "message_stop"}, "message_stop"

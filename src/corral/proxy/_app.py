@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 
 import httpx
 
+from ..errors import ConfigError
 from . import _ir as ir
 from ._config import ProxySettings
 from ._forward import Exchange, Proxy, UpstreamFailed
@@ -239,7 +240,7 @@ class ProxyApp:
         assert self.proxy is not None
         try:
             exchange = Exchange(self.proxy, conv, request, headers)
-        except Exception as exc:  # a profile that cannot serve this request
+        except ConfigError as exc:  # a profile that cannot serve this request
             status, err = conv.render_error(ir.ErrorInfo("bad_request", str(exc), 400))
             await _json(send, status, err)
             return

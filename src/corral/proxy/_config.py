@@ -89,6 +89,9 @@ class Profile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     api_version: str | None = None
     credentials: list[Credential] = msgspec.field(default_factory=list)
     prices: Prices | None = None
+    stream: bool = True
+    """Ask the upstream to stream; False for servers that cannot (the proxy still streams to a
+    client that asked, replaying the whole answer as events)."""
     timeout: float = 600.0
     """Seconds to wait for upstream bytes (connect, first byte, between chunks)."""
     headers: dict[str, str] = msgspec.field(default_factory=dict)

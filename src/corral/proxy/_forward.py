@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import msgspec
 
 from ..errors import ConfigError
 from . import _ir as ir
@@ -93,7 +95,7 @@ class Exchange:
         self.upstream = converter(self.target.wire)
         self.outcome = Outcome()
         self.started = time.monotonic()
-        self.id = f"req_{id(self):x}{int(self.started * 1000) % 100000}"
+        self.id = f"req_{secrets.token_hex(6)}"
         self._stream = True
         self._last_error = ir.ErrorInfo("rate_limit", "every credential is rate limited", 429)
         if request.dropped:
@@ -104,7 +106,10 @@ class Exchange:
 
     async def open(self) -> httpx.Response:
         """Send the request, rotating credentials on 429 / quota; raises ``UpstreamFailed``."""
-        body = self.upstream.build_request(self.request, self.target.model)
+        outgoing = self.request
+        if outgoing.stream and not self.target.stream_capable:
+            outgoing = msgspec.structs.replace(outgoing, stream=False)
+        body = self.upstream.build_request(outgoing, self.target.model)
         tried: set[int] = set()
         for _attempt in range(len(self.proxy.pool.credentials) + 1):
             index, wait = self.proxy.pool.pick(tried)
@@ -228,7 +233,13 @@ class Exchange:
                         yield batch
                 if not ended:
                     tail = [e for name, data in sse.finish() for e in decoder.feed(name, data)]
-                    yield tail + decoder.finish()
+                    tail += decoder.finish()
+                    if not any(isinstance(e, ir.Finish | ir.Failure) for e in tail):
+                        # The body ended (cleanly, as far as HTTP goes) without a final event.
+                        self.outcome.outcome = "upstream-disconnected"
+                        message = "the upstream stream ended without a complete answer"
+                        tail.append(ir.Failure(ir.ErrorInfo("disconnect", message, 502)))
+                    yield tail
             except httpx.TimeoutException:
                 yield [ir.Failure(ir.ErrorInfo("timeout", "the upstream stream stalled", 504))]
             except (httpx.HTTPError, SSEError) as exc:

@@ -56,7 +56,13 @@ class Target:
 
 
 def target(profile: Profile, client_model: str) -> Target:
-    model = profile.model or client_model
+    tgt = _target(profile, profile.model or client_model)
+    if not profile.stream:
+        return Target(tgt.wire, tgt.model, stream_capable=False)
+    return tgt
+
+
+def _target(profile: Profile, model: str) -> Target:
     kind = profile.provider
     if kind in ("anthropic",):
         return Target("anthropic", model)
@@ -72,6 +78,23 @@ def target(profile: Profile, client_model: str) -> Target:
     if kind == "vertex":
         return Target("anthropic" if model.startswith("claude") else "google", model)
     raise ConfigError(f"unknown provider kind {kind!r}")
+
+
+def check_profile(profile: Profile) -> None:
+    """Refuse, before serving, a profile that could never build a request (``ConfigError``)."""
+    tgt = target(profile, profile.model or "model")
+    kind = profile.provider
+    if kind == "openai-compatible" and not profile.base_url:
+        raise ConfigError("an openai-compatible profile needs base_url")
+    if kind == "bedrock" and not profile.region:
+        raise ConfigError("a bedrock profile needs region")
+    if kind == "vertex" and not (profile.project and profile.region):
+        raise ConfigError("a vertex profile needs project and region")
+    if kind == "azure" and not (profile.resource or profile.base_url):
+        raise ConfigError("an azure profile needs resource or base_url")
+    if kind in ("bedrock", "vertex") and profile.model is None:
+        raise ConfigError(f"a {kind} profile needs model (client model names are not {kind} ids)")
+    del tgt
 
 
 def build_call(

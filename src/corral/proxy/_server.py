@@ -22,6 +22,7 @@ import uvicorn
 
 from ._app import ProxyApp, create_app
 from ._config import ProxySettings
+from ._providers import check_profile
 
 _START_TIMEOUT = 10.0
 
@@ -72,6 +73,7 @@ class _Uvicorn(uvicorn.Server):
 
 class ProxyServer:
     def __init__(self, settings: ProxySettings) -> None:
+        check_profile(settings.profile)
         self.settings = settings
         self.app: ProxyApp = create_app(settings)
         self._socket: socket.socket | None = None

@@ -21,7 +21,8 @@ from ._ir import Usage
 
 log = logging.getLogger("corral.proxy")
 _SECRET_KEYS = re.compile(
-    r"(authorization|api[-_]?key|token|secret|password|signature|cookie)", re.I
+    r"^(.*authorization|.*api[-_]?key|token|.*[-_]token|.*secret.*|.*password|signature|.*cookie)$",
+    re.I,
 )
 
 

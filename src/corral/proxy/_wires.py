@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import _anthropic, _chat, _google, _responses
+from . import _anthropic, _chat, _google, _responses, _responses_stream
 from . import _ir as ir
 
 
@@ -93,8 +93,8 @@ CONVERTERS: dict[ir.Wire, Converter] = {
         _responses.build_request,
         _responses.parse_response,
         _responses.render_response,
-        total(_responses.Decoder),
-        _responses.Encoder,
+        total(_responses_stream.Decoder),
+        _responses_stream.Encoder,
         _responses.render_error,
         lambda error: _responses.stream_error(error),
         _responses.parse_error,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ class Running:
 
 async def settle(baseline: int, running: Running) -> tuple[int, int]:
     """(tasks, busy upstream connections) once the proxy is quiet again (bounded wait)."""
-    for _ in range(100):
+    for _ in range(250):  # at most 5 s
         tasks = len(asyncio.all_tasks())
         if tasks <= baseline and running.busy_connections() == 0:
             break
@@ -203,8 +204,9 @@ async def test_client_disconnect_cancels_the_upstream_request(
 
 
 async def test_429_fails_over_to_the_next_credential(
-    upstream: FakeModelServer, tmp_path: Path
+    upstream: FakeModelServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="corral.proxy")
     upstream.requests.clear()
     credentials = [
         Credential(label="first", api_key="key-1"),
@@ -239,6 +241,11 @@ async def test_429_fails_over_to_the_next_credential(
             assert second.status_code == 200
             tasks, busy = await settle(baseline, running)
         assert (tasks, busy) == (baseline, 0)
+    failovers = [
+        json.loads(r.getMessage()) for r in caplog.records if "proxy.failover" in r.getMessage()
+    ]
+    assert failovers and failovers[0]["credential"] == "first" and failovers[0]["retry_after"] == 30
+    assert "key-1" not in caplog.text and "key-2" not in caplog.text
     records = running.records()
     assert records[-2]["credential"] == "second"
     assert records[-2]["failovers"] == [{"credential": "first", "status": 429, "retry_after": 30.0}]
@@ -263,3 +270,40 @@ async def test_429_on_every_credential_reaches_the_client_with_retry_after(
     assert response.json()["error"]["type"] == "rate_limit_error"
     record = read_usage(tmp_path / "usage.jsonl")[-1]
     assert [f["credential"] for f in record["failovers"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("frames_sent", "message"),
+    [(1, "the upstream stream ended early"), (0, "ended without a complete answer")],
+)
+async def test_a_stream_that_ends_cleanly_without_its_final_event_is_an_error(
+    frames_sent: int, message: str
+) -> None:
+    """The upstream's HTTP body ends properly, but before ``finish_reason`` / ``[DONE]`` (or
+    before anything at all)."""
+    from corral.proxy import create_app
+
+    chunk = {"id": "c1", "choices": [{"index": 0, "delta": {"content": "cut"}}]}
+
+    class Body(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for _ in range(frames_sent):
+                yield f"data: {json.dumps(chunk)}\n\n".encode()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Body())
+
+    upstream_client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    settings = ProxySettings(
+        profile=profile_for("openai-chat", "http://upstream.invalid"), token=TOKEN, usage_log=""
+    )
+    app = create_app(settings, client=upstream_client)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        response = await client.post("/v1/messages", json=BODY, headers=HEADERS)
+    await app.shutdown()
+    await upstream_client.aclose()
+    frames = response.text.strip().split("\n\n")
+    assert ("text_delta" in response.text) == bool(frames_sent)
+    assert frames[-1].startswith("event: error\n"), frames[-2:]
+    assert message in frames[-1]

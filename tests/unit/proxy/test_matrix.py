@@ -299,3 +299,26 @@ def test_in_stream_error_ends_the_client_stream_in_its_own_shape(
     response = post(proxies[upstream], inbound, image_request(inbound), True)
     assert response.status_code == 200
     assert STREAM_ERRORS[inbound](response.text), response.text[-600:]
+
+
+@pytest.mark.parametrize(("inbound", "upstream"), [(i, o) for i in INBOUND for o in UPSTREAMS])
+def test_streaming_client_in_front_of_a_non_streaming_upstream(
+    inbound: str, upstream: str, fake: FakeModelServer
+) -> None:
+    """A target that does not stream still gives a streaming harness valid, parallel tool calls."""
+    from corral.proxy import ProxySettings
+
+    from .conftest import profile_for
+
+    fake.set_scenario(SCENARIO)
+    settings = ProxySettings(
+        profile=profile_for(upstream, fake.base_url, stream=False), token=TOKEN, usage_log=""
+    )
+    with ProxyServer(settings) as proxy:
+        reply = read(inbound, post(proxy, inbound, first_turn(inbound), True), True)
+    assert reply.status == 200 and reply.error is None, reply
+    assert fake.requests.last().stream is False
+    assert reply.text == "Writing two files."
+    assert [name for _, name, _ in reply.calls] == [WRITE_TOOL[inbound]] * 2
+    assert all(args for _, _, args in reply.calls)
+    assert reply.stop == TOOL_STOP[inbound]

@@ -188,6 +188,10 @@ def test_redaction_and_cost() -> None:
         "headers": {"Authorization": "[redacted]", "x-api-key": "[redacted]", "accept": "y"},
         "api_key": "[redacted]",
     }
+    kept = {"input_tokens": 3, "credential": "team-a", "model": "m"}
+    assert redact(kept) == kept
+    hidden = {"aws_session_token": "x", "x-goog-api-key": "y", "aws_secret_access_key": "z"}
+    assert set(redact(hidden | {"token": "t"}).values()) == {"[redacted]"}
     usage = ir.Usage(input_tokens=1_000_000, output_tokens=500_000, cache_read_tokens=200_000)
     assert (
         cost(usage, Prices(input_per_mtok=3, output_per_mtok=15, cache_read_per_mtok=0.3))

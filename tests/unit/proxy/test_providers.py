@@ -220,3 +220,23 @@ def test_profiles_refuse_what_they_cannot_honour() -> None:
         call(Profile(provider="azure", model="m"), secret(api_key="k"))
     with pytest.raises(ConfigError, match="openai-chat or openai-responses"):
         target(Profile(provider="openai", wire="google"), "m")
+
+
+@pytest.mark.parametrize(
+    ("profile", "missing"),
+    [
+        (Profile(provider="openai-compatible"), "base_url"),
+        (Profile(provider="bedrock", model="m"), "region"),
+        (Profile(provider="bedrock", region="us-east-1"), "model"),
+        (Profile(provider="vertex", region="us-central1", model="gemini"), "project"),
+        (Profile(provider="azure"), "resource"),
+        (Profile(provider="openai", wire="google"), "openai-chat or openai-responses"),
+    ],
+)
+def test_a_proxy_refuses_to_start_on_a_profile_it_cannot_serve(
+    profile: Profile, missing: str
+) -> None:
+    from corral.proxy import ProxyServer, ProxySettings
+
+    with pytest.raises(ConfigError, match=missing):
+        ProxyServer(ProxySettings(profile=profile, usage_log=""))
