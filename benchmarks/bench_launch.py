@@ -37,8 +37,8 @@ WIRE = {
     "opencode": "openai-chat",
 }
 CORRAL = [sys.executable, "-m", "corral"]
-# the harness's own flags a one-shot needs outside a git repository
-ONE_SHOT_ARGS = {"codex": ("--", "--skip-git-repo-check")}
+# the harness's own flags a one-shot needs in a scratch directory (no git repo, not trusted)
+ONE_SHOT_ARGS = {"codex": ("--", "--skip-git-repo-check"), "gemini": ("--", "--skip-trust")}
 TIMEOUT = 180.0
 
 
