@@ -115,7 +115,7 @@ def proxy_config(res: Resolution, opts: LaunchOptions, python: str = "python") -
             "CORRAL_PROXY_EXPOSED_TRANSPORT": res.t_harness,
             "CORRAL_PROXY_PORT": str(opts.proxy_port),
             "CORRAL_PROXY_LOG_LEVEL": opts.proxy_log_level,
-            "CORRAL_PROXY_PROFILE": json.dumps(profile, separators=(",", ":")),
+            "CORRAL_PROXY_PROFILE_JSON": json.dumps(profile, separators=(",", ":")),
         }
     )
     if opts.region:

@@ -1,6 +1,6 @@
 """The launcher's proxy process: ``python -m corral.launch._proxy_child``.
 
-Its whole configuration is in its environment (``CORRAL_PROXY_PROFILE``: the profile as JSON,
+Its whole configuration is in its environment (``CORRAL_PROXY_PROFILE_JSON``: the profile as JSON,
 ``CORRAL_PROXY_TOKEN``, ``CORRAL_PROXY_PORT``, ``CORRAL_PROXY_LOG_LEVEL``,
 ``CORRAL_PROXY_USAGE_LOG``); once listening it prints one JSON line ``{"base_url": ..., "port":
 ...}`` and serves until SIGTERM/SIGINT. It exits by itself when the launcher that started it is
@@ -30,7 +30,7 @@ def main() -> int:
     from ..proxy import ProxyServer, ProxySettings, parse_profile
 
     env = os.environ
-    profile = parse_profile(json.loads(env["CORRAL_PROXY_PROFILE"]), "launch", "corral launch")
+    profile = parse_profile(json.loads(env["CORRAL_PROXY_PROFILE_JSON"]), "launch", "corral launch")
     level = _LEVELS.get(env.get("CORRAL_PROXY_LOG_LEVEL", "warn"), "WARNING")
     logging.basicConfig(level=level, format="corral proxy: %(message)s", stream=sys.stderr)
     kwargs: dict[str, object] = {}

@@ -132,7 +132,7 @@ def test_profile_from_the_corral_home(
     data = json.loads(capsys.readouterr().out)
     assert data["provider"] == "custom" and data["providerTransport"] == "openai-chat"
     assert data["model"] == "gpt-x"
-    profile = json.loads(data["proxy"]["env"]["CORRAL_PROXY_PROFILE"])
+    profile = json.loads(data["proxy"]["env"]["CORRAL_PROXY_PROFILE_JSON"])
     assert profile["credentials"] == [{"api_key_env": "MY_KEY"}]
     assert profile["base_url"] == "http://127.0.0.1:9/v1"
 
@@ -151,7 +151,7 @@ def _config(profile: dict[str, Any]) -> ProxyConfig:
         profile=profile,
         exposed="anthropic",
         port=0,
-        env={"CORRAL_PROXY_PROFILE": json.dumps(profile), "CORRAL_PROXY_USAGE_LOG": ""},
+        env={"CORRAL_PROXY_PROFILE_JSON": json.dumps(profile), "CORRAL_PROXY_USAGE_LOG": ""},
     )
 
 
