@@ -71,7 +71,8 @@ def validate_harness(name: str, registered: Mapping[str, str] | None = None) -> 
         if kind.startswith("acp:"):
             return acp_harness(name, tuple(kind.removeprefix("acp:").split()))
         raise LaunchError("HARNESS_NOT_LAUNCHABLE", harness=name, type=kind)
-    known = sorted({*HARNESSES, *(registered or {})})
+    acp = (k for k, kind in (registered or {}).items() if kind.startswith("acp:"))
+    known = sorted({*HARNESSES, *acp})  # only what can be launched
     raise LaunchError("HARNESS_NOT_FOUND", name=name, list=", ".join(known))
 
 

@@ -71,6 +71,7 @@ def test_messages_fill_every_field() -> None:
 def test_resolution_errors() -> None:
     e = expect("HARNESS_NOT_FOUND", _plan, LaunchOptions("nope"))
     assert "claude" in str(e) and "Unknown harness 'nope'" in str(e)
+    assert "example-plain-argv" not in str(e)  # listed only what can be launched
     expect("HARNESS_NOT_LAUNCHABLE", _plan, LaunchOptions("example-plain-argv"))
     expect("PROVIDER_NOT_FOUND", _plan, LaunchOptions("claude", "nowhere"))
     expect(
