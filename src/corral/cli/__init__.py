@@ -32,6 +32,7 @@ _GROUPS = (
     "chat",
     "attach",
     "proxy",
+    "launch",
 )
 
 
