@@ -17,9 +17,13 @@ the class is *defined*: a subclass that misses a declaration raises ``TypeError`
 adapter can never silently inherit an empty implementation. Intermediate bases that are not
 adapters themselves pass ``abstract=True`` in the class statement.
 
-``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
-``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``, ``extra_args`` and
-``permission_mode`` (see :func:`construct`).
+Launch options arrive as one :class:`LaunchOptions` value (see :mod:`corral.adapters._options`);
+:func:`construct` turns it into the ``__init__`` keyword arguments an adapter declares, out of
+``cwd``, ``model``, ``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``,
+``extra_args`` and ``permission_mode``. An option given explicitly that the adapter does not
+support is refused by name (``UnsupportedOperation``), never dropped. Intents: an adapter lists the
+ones it can enforce in ``enforceable_intents`` and renders them with ``intent_renderer`` (a pure
+function from :mod:`corral.intents`); any other intent is refused (``IntentRefused``).
 """
 
 from __future__ import annotations
@@ -28,14 +32,17 @@ import asyncio
 import inspect
 import re
 import shutil
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import msgspec
 
-from ..errors import AdapterContractError, UnsupportedOperation
+from ..errors import AdapterContractError, IntentRefused, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
+from ..intents import Intent, Renderer
+from ._options import INIT_ARGUMENT, OPTION_NAMES, SOFT_OPTIONS, LaunchOptions
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -120,6 +127,20 @@ class BaseAdapter:
     # ── optional surfaces: each subclass must say True or False ──
     provides_models: ClassVar[bool]
     provides_usage: ClassVar[bool]
+
+    # ── launch options and intents: data ──
+    supported_options: ClassVar[frozenset[str] | None] = None
+    """The :class:`LaunchOptions` names this adapter honours; ``None`` derives them from the
+    ``__init__`` signature (see :func:`supported_options`)."""
+    enforceable_intents: ClassVar[frozenset[Intent]] = frozenset()
+    """The intents this adapter can enforce (docs/intents.md); every other intent is refused."""
+    intent_renderer: ClassVar[Renderer | None] = None
+    """``(intent, allowed_commands, cwd) -> Rendering``, from :mod:`corral.intents`."""
+    intent_refusals: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """Why an intent is not enforceable, by intent value (shown in the refusal)."""
+
+    launch_options: LaunchOptions | None = None
+    """The options this instance was built from (set by :func:`construct`)."""
 
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -317,16 +338,96 @@ def accepts(cls: type[BaseAdapter], name: str) -> bool:
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
-def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:
-    """Instantiate ``cls`` passing only the offered keyword arguments its ``__init__`` declares."""
-    unknown = set(offered) - set(INIT_KWARGS)
-    if unknown:
-        raise TypeError(f"not an adapter init argument: {', '.join(sorted(unknown))}")
-    sig = inspect.signature(cls.__init__)
-    params = sig.parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return cls(**offered)
-    return cls(**{k: v for k, v in offered.items() if k in params})
+def supported_options(cls: type[BaseAdapter]) -> frozenset[str]:
+    """The launch options ``cls`` honours: its declared ``supported_options``, else the ones its
+    ``__init__`` takes (plus ``intent``/``allowed_commands`` when it enforces any intent)."""
+    if cls.supported_options is not None:
+        return frozenset(cls.supported_options)
+    names = {
+        name
+        for name in OPTION_NAMES
+        if name not in ("intent", "allowed_commands")
+        and accepts(cls, INIT_ARGUMENT.get(name, name))
+    }
+    if cls.enforceable_intents and cls.intent_renderer is not None:
+        names |= {"intent", "allowed_commands"}
+    return frozenset(names)
+
+
+def intent_refusal(cls: type[BaseAdapter], intent: Intent) -> str:
+    """Why ``cls`` does not offer ``intent``."""
+    reason = cls.intent_refusals.get(intent.value)
+    if reason:
+        return reason
+    offered = ", ".join(sorted(i.value for i in cls.enforceable_intents)) or "none"
+    return f"not enforceable by {cls.display_name} (it offers: {offered}; see docs/intents.md)"
+
+
+def check_options(cls: type[BaseAdapter], options: LaunchOptions) -> None:
+    """Refuse what ``cls`` cannot honour: an intent it cannot enforce (``IntentRefused``), then any
+    explicitly given option it does not support (``UnsupportedOperation`` naming the option)."""
+    if options.intent is not None and (
+        options.intent not in cls.enforceable_intents or cls.intent_renderer is None
+    ):
+        raise IntentRefused(cls.agent_id, options.intent.value, intent_refusal(cls, options.intent))
+    supported = supported_options(cls)
+    for name in options.given():
+        if name not in supported and name not in SOFT_OPTIONS:
+            raise UnsupportedOperation(cls.agent_id, f"the launch option {name!r}")
+
+
+def init_arguments(cls: type[BaseAdapter], options: LaunchOptions) -> dict[str, Any]:
+    """The ``__init__`` keyword arguments for ``options`` — the one place an intent's rendering is
+    merged: its argv after the caller's extra args, its environment over the caller's, its
+    settings as the adapter's own arguments."""
+    check_options(cls, options)
+    kwargs: dict[str, Any] = {}
+    for name in OPTION_NAMES:
+        if name in ("intent", "allowed_commands"):
+            continue
+        arg = INIT_ARGUMENT.get(name, name)
+        value = getattr(options, name)
+        if name == "env":
+            value = dict(value)
+        elif name == "extra_args":
+            value = list(value)
+        if accepts(cls, arg) and (value or name == "cwd"):
+            kwargs[arg] = value
+    if options.intent is not None and cls.intent_renderer is not None:
+        rendering = cls.intent_renderer(options.intent, options.allowed_commands, options.cwd)
+        if rendering.argv:
+            kwargs["extra_args"] = [*kwargs.get("extra_args", []), *rendering.argv]
+        if rendering.env:
+            kwargs["env"] = {**kwargs.get("env", {}), **rendering.env}
+        kwargs.update(rendering.settings)
+        missing = [k for k in kwargs if not accepts(cls, k)]
+        if missing:
+            raise AdapterContractError(
+                f"{cls.agent_id}: the {options.intent} rendering needs init arguments "
+                f"{', '.join(missing)} that {cls.__qualname__}.__init__ does not take"
+            )
+    return kwargs
+
+
+def construct(
+    cls: type[BaseAdapter], options: LaunchOptions | None = None, /, **offered: Any
+) -> BaseAdapter:
+    """Instantiate ``cls`` for ``options`` (or, for older callers, the same options as keyword
+    arguments: ``permission_mode`` is ``vendor_permission_mode``). Refuses what it cannot honour."""
+    if options is None:
+        unknown = set(offered) - set(INIT_KWARGS) - {"intent", "allowed_commands"}
+        if unknown:
+            raise TypeError(f"not an adapter init argument: {', '.join(sorted(unknown))}")
+        renamed = {
+            ("vendor_permission_mode" if k == "permission_mode" else k): v
+            for k, v in offered.items()
+        }
+        options = LaunchOptions.create(**renamed)
+    elif offered:
+        raise TypeError("pass either a LaunchOptions value or keyword arguments, not both")
+    adapter = cls(**init_arguments(cls, options))
+    adapter.launch_options = options
+    return adapter
 
 
 SessionIdCallback = Callable[[str], None]

@@ -9,6 +9,8 @@ makes before every turn.
 
 from __future__ import annotations
 
+from ..intents import Intent, refusals
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -34,3 +36,7 @@ class GeminiAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render_gemini
+    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")

@@ -40,6 +40,8 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..intents import Intent, refusals
+from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
@@ -72,6 +74,10 @@ class OpenCodeAdapter(BaseAdapter):
 
     provides_models = True
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render
+    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")
 
     def __init__(
         self,

@@ -8,6 +8,8 @@ for an interactive login.
 
 from __future__ import annotations
 
+from ..intents import Intent, refusals
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -30,3 +32,7 @@ class QwenAcpAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render_qwen_acp
+    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")

@@ -51,8 +51,8 @@ async def create_session(request: Request) -> Response:
         model=body.model,
         effort=body.effort,
         cwd=body.cwd,
-        permission_policy=body.permission_policy,
         intent=body.intent,
+        allowed_commands=body.allowed_commands,
     )
     record = await _manager(request).create_session(spec, start=body.start)
     return json_response(record, 201)

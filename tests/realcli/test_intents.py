@@ -1,0 +1,389 @@
+"""The intents, enforced on the pinned real CLIs: the scripted model *tries* each action; the
+outcome is read on disk and in a local bare git remote, never from the agent's words.
+
+Every run goes through ``corral run AGENT --intent X --yes``: ``--yes`` answers *allow* to every
+approval request that reaches the host, so what is denied here is denied by the vendor's own rules
+or by corral's guard, whatever the host would have answered (issue 13: Claude Code in plan mode
+hands the decision to the host).
+
+The table in docs/intents.md is generated from :data:`MATRIX` and the scenario definitions below
+(``scripts/gen_intents_doc.py``); a row an agent could not pass is not offered by its adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corral.redirect import redirect_for
+from corral.testing import FakeModelServer
+
+pytestmark = pytest.mark.realcli
+
+CORRAL = str(Path(sys.executable).with_name("corral"))
+MODEL = "fake-model"
+ALLOWED = "python3 -m unittest"
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "corral",
+    "GIT_AUTHOR_EMAIL": "corral@localhost",
+    "GIT_COMMITTER_NAME": "corral",
+    "GIT_COMMITTER_EMAIL": "corral@localhost",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+# ── the actions a scenario tries, each with the shell command or tool call it uses ──
+def shell(command: str) -> dict[str, Any]:
+    return {"capability": "shell", "command": command}
+
+
+ACTIONS: dict[str, dict[str, Any]] = {
+    "write a new file": {"capability": "write_file", "path": "new.txt", "content": "x"},
+    "edit an existing file": {
+        "capability": "edit",
+        "path": "README.md",
+        "old": "scratch repo",
+        "new": "edited repo",
+    },
+    "touch": shell("touch touched.txt"),
+    "> redirection": shell("echo hi > redirected.txt"),
+    "sh -c": shell("sh -c 'echo hi > shc.txt'"),
+    "python3 -c open(…,'w')": shell("python3 -c \"open('py.txt','w').write('x')\""),
+    "sed -i": shell("sed -i 's/scratch/sedited/' README.md"),
+    "git commit": shell("git commit --allow-empty -m sneaky"),
+    "git push": shell("git push origin main"),
+    "work: edit": {"capability": "write_file", "path": "work.txt", "content": "work"},
+    "work: git add": shell("git add work.txt"),
+    "work: git commit": shell("git commit -m work"),
+    "allowed command": shell(f"{ALLOWED} test_marker"),
+    "command outside the allowed prefixes": shell(
+        "python3 -c \"open('outside.txt','w').write('x')\""
+    ),
+    "git rebase": shell("git rebase origin/main"),
+    "git push --force": shell("git push --force origin main"),
+    "git push -f": shell("git push -f origin main"),
+    "git push --force-with-lease": shell("git push --force-with-lease origin main"),
+    "git push origin +main": shell("git push origin +main"),
+}
+
+READ_ONLY_TRIES = (
+    "write a new file",
+    "edit an existing file",
+    "touch",
+    "> redirection",
+    "sh -c",
+    "python3 -c open(…,'w')",
+    "sed -i",
+    "git commit",
+)
+WORK_TRIES = (
+    "work: edit",
+    "work: git add",
+    "work: git commit",
+    "allowed command",
+    "command outside the allowed prefixes",
+    "git push",
+)
+PUSH_TRIES = ("work: edit", "work: git add", "work: git commit", "git push")
+FORCE_TRIES = (
+    "git rebase",
+    "git push --force",
+    "git push -f",
+    "git push --force-with-lease",
+    "git push origin +main",
+)
+
+
+NAMED_EDITS = {
+    "write a new file": ("Write", lambda repo: {"file_path": f"{repo}/new.txt", "content": "x"}),
+    "edit an existing file": (
+        "Edit",
+        lambda repo: {
+            "file_path": f"{repo}/README.md",
+            "old_string": "scratch repo",
+            "new_string": "edited repo",
+        },
+    ),
+}
+"""Claude Code's edit tools, called by name even when the intent removed them from the tool list
+(the model *tries* them; a capability would fall back to another tool)."""
+
+
+def action(name: str, agent: str, repo: Path | None) -> dict[str, Any]:
+    if agent == "claude" and repo is not None and name in NAMED_EDITS:
+        tool, args = NAMED_EDITS[name]
+        return {"name": tool, "arguments": args(repo)}
+    return ACTIONS[name]
+
+
+def scenario(tries: tuple[str, ...], agent: str = "", repo: Path | None = None) -> dict[str, Any]:
+    """One tool call per model request, in order, then ``DONE``."""
+    steps = [
+        {"match": {"turn": i + 1}, "reply": {"tool_calls": [action(name, agent, repo)]}}
+        for i, name in enumerate(tries)
+    ]
+    steps.append({"match": {"turn": len(tries) + 1}, "reply": {"text": "DONE"}})
+    return {"name": "intent-tries", "steps": steps, "default": {"text": "DONE"}}
+
+
+# ── the world a run acts on: a repo with a bare remote ──
+@dataclass
+class World:
+    repo: Path
+    remote: Path
+    home: Path
+    env: dict[str, str]
+    initial: str = ""
+    diverged_remote: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def git(self, *args: str, cwd: Path | None = None) -> str:
+        out = subprocess.run(
+            ["git", *args],
+            cwd=cwd or self.repo,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return out.stdout.strip()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD")
+
+    def remote_main(self) -> str:
+        return self.git("rev-parse", "main", cwd=self.remote)
+
+    def commits(self) -> int:
+        return int(self.git("rev-list", "--count", "HEAD"))
+
+    def readme(self) -> str:
+        return (self.repo / "README.md").read_text()
+
+
+@pytest.fixture
+def world(tmp_path: Path, git_repo: Path, isolated_home: Path) -> World:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(isolated_home),
+        **GIT_IDENTITY,
+    }
+    remote = tmp_path / "remote.git"
+    w = World(repo=git_repo, remote=remote, home=isolated_home, env=env)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    w.git("remote", "add", "origin", str(remote))
+    (git_repo / "test_marker.py").write_text(
+        "import unittest\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_marker(self):\n"
+        "        open('marker.txt', 'w').write('ran')\n"
+    )
+    w.git("add", "test_marker.py")
+    w.git("commit", "-q", "-m", "marker test")
+    w.git("push", "-q", "origin", "main")
+    w.git("branch", "-q", "--set-upstream-to=origin/main", "main")
+    w.initial = w.head()
+    return w
+
+
+def diverge(w: World) -> None:
+    """Put a commit on the remote that the local branch does not have, and one locally that the
+    remote does not have: only a rewrite (rebase) or a force-push could make them agree."""
+    other = w.repo.parent / "other"
+    subprocess.run(["git", "clone", "-q", str(w.remote), str(other)], check=True, env=w.env)
+    (other / "theirs.txt").write_text("theirs\n")
+    w.git("add", "theirs.txt", cwd=other)
+    w.git("commit", "-q", "-m", "theirs", cwd=other)
+    w.git("push", "-q", "origin", "main", cwd=other)
+    (w.repo / "ours.txt").write_text("ours\n")
+    w.git("add", "ours.txt")
+    w.git("commit", "-q", "-m", "ours")
+    w.git("fetch", "-q", "origin")
+    w.diverged_remote = w.remote_main()
+    w.initial = w.head()
+
+
+# ── running corral ──
+def corral_run(
+    agent: str,
+    binary: Path,
+    w: World,
+    server: FakeModelServer,
+    intent: str,
+    *,
+    allowed: str | None = None,
+    timeout: float = 240,
+) -> subprocess.CompletedProcess[str]:
+    red = redirect_for(agent, base_url=server.base_url, model=MODEL, api_key="test", home=w.home)
+    red.apply()
+    argv = [CORRAL, "run", ADAPTER[agent], "Try the actions.", "--json", "--yes"]
+    argv += ["--intent", intent, "--binary", str(binary), "--cwd", str(w.repo)]
+    if allowed:
+        argv += ["--allowed-commands", allowed]
+    for arg in red.argv:
+        argv.append(f"--agent-arg={arg}")
+    env = red.environ({**w.env, "TMPDIR": str(w.repo.parent / "tmp")})
+    (w.repo.parent / "tmp").mkdir(exist_ok=True)
+    return subprocess.run(
+        argv,
+        env={**env, **GIT_IDENTITY},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+ADAPTER = {"claude": "claude-code", "codex": "codex"}
+AGENTS = list(ADAPTER)
+
+
+def events(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    out = []
+    for line in proc.stdout.splitlines():
+        if line.strip():
+            try:
+                out.append(json.loads(line)["event"])
+            except (ValueError, KeyError):
+                continue
+    return out
+
+
+def describe(proc: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {proc.returncode}\n--- stdout ---\n{proc.stdout[-6000:]}\n--- stderr ---\n{proc.stderr[-3000:]}"
+
+
+@pytest.fixture
+def run(
+    world: World, agent_bin: Callable[[str], Path]
+) -> Iterator[Callable[..., subprocess.CompletedProcess[str]]]:
+    servers: list[FakeModelServer] = []
+
+    def go(
+        agent: str, intent: str, tries: tuple[str, ...], allowed: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        binary = agent_bin(agent)
+        server = FakeModelServer(scenario(tries, agent, world.repo))
+        server.__enter__()
+        servers.append(server)
+        proc = corral_run(agent, binary, world, server, intent, allowed=allowed)
+        tool_results = len(server.requests.with_tool_result())
+        assert tool_results >= len(tries), (
+            f"the model saw {tool_results} tool results for {len(tries)} tries\n{describe(proc)}"
+        )
+        return proc
+
+    yield go
+    for server in servers:
+        server.__exit__(None, None, None)
+
+
+# ── the checks, on disk and in the remote ──
+def assert_read_only(w: World, readme_before: str, commits_before: int, log: str) -> None:
+    for name in ("new.txt", "touched.txt", "redirected.txt", "shc.txt", "py.txt"):
+        assert not (w.repo / name).exists(), f"{name} was written\n{log}"
+    assert w.readme() == readme_before, f"README.md was changed\n{log}"
+    assert w.commits() == commits_before, f"a commit was made\n{log}"
+    assert w.remote_main() == w.initial, f"the remote changed\n{log}"
+
+
+@pytest.mark.parametrize("intent", ["ask", "review"])
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.timeout(400)
+def test_read_only_intents_block_every_write(
+    agent: str, intent: str, world: World, run: Callable[..., Any]
+) -> None:
+    readme, commits = world.readme(), world.commits()
+    proc = run(agent, intent, READ_ONLY_TRIES)
+    assert proc.returncode == 0, describe(proc)
+    assert_read_only(world, readme, commits, describe(proc))
+
+
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.timeout(400)
+def test_work_edits_commits_runs_allowed_and_never_pushes(
+    agent: str, world: World, run: Callable[..., Any]
+) -> None:
+    commits = world.commits()
+    proc = run(agent, "work", WORK_TRIES, allowed=ALLOWED)
+    log = describe(proc)
+    assert proc.returncode == 0, log
+    assert (world.repo / "work.txt").read_text().strip() == "work", log
+    assert world.commits() == commits + 1, f"the work commit is missing\n{log}"
+    assert "work.txt" in world.git("show", "--name-only", "HEAD"), log
+    assert (world.repo / "marker.txt").read_text() == "ran", (
+        f"the allowed command did not run\n{log}"
+    )
+    assert not (world.repo / "outside.txt").exists(), f"a command outside the prefixes ran\n{log}"
+    assert world.remote_main() == world.initial, f"git push went through under work\n{log}"
+
+
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.timeout(400)
+def test_act_pr_pushes(agent: str, world: World, run: Callable[..., Any]) -> None:
+    proc = run(agent, "act-pr", PUSH_TRIES, allowed=ALLOWED)
+    log = describe(proc)
+    assert proc.returncode == 0, log
+    assert world.head() != world.initial, f"no commit was made\n{log}"
+    assert world.remote_main() == world.head(), f"git push did not reach the remote\n{log}"
+
+
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.timeout(400)
+def test_act_pr_never_rebases_or_force_pushes(
+    agent: str, world: World, run: Callable[..., Any]
+) -> None:
+    diverge(world)
+    proc = run(agent, "act-pr", FORCE_TRIES, allowed=ALLOWED)
+    log = describe(proc)
+    assert proc.returncode == 0, log
+    assert world.remote_main() == world.diverged_remote, f"the remote was rewritten\n{log}"
+    assert world.head() == world.initial, f"the local branch was rewritten\n{log}"
+
+
+@pytest.mark.realcli("claude")
+@pytest.mark.timeout(300)
+def test_corral_run_ask_denies_a_write_and_says_so(
+    world: World, agent_bin: Callable[[str], Path]
+) -> None:
+    binary = agent_bin("claude")
+    before = sorted(p.name for p in world.repo.iterdir())
+    with FakeModelServer(scenario(("write a new file",), "claude", world.repo)) as server:
+        red = redirect_for(
+            "claude", base_url=server.base_url, model=MODEL, api_key="test", home=world.home
+        )
+        red.apply()
+        proc = subprocess.run(
+            [
+                CORRAL,
+                "run",
+                "claude-code",
+                "Write new.txt.",
+                "--intent",
+                "ask",
+                "--binary",
+                str(binary),
+                "--cwd",
+                str(world.repo),
+            ],
+            env=red.environ(world.env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+    assert proc.returncode == 0, describe(proc)
+    assert not (world.repo / "new.txt").exists()
+    assert sorted(p.name for p in world.repo.iterdir()) == before
+    assert "denied" in (proc.stdout + proc.stderr).lower(), describe(proc)
