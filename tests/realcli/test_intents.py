@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codex_extra_scenarios import write_catalog
 
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
@@ -229,7 +230,13 @@ def corral_run(
     argv += ["--intent", intent, "--binary", str(binary), "--cwd", str(w.repo)]
     if allowed:
         argv += ["--allowed-commands", allowed]
-    for arg in red.argv:
+    extra = list(red.argv)
+    if agent == "codex":
+        # Declares fake-model with an apply_patch tool, as codex's real models have: then edits
+        # are file changes (not shell redirections) — see codex_extra_scenarios.
+        catalog = write_catalog(w.repo.parent / "catalog.json")
+        extra += ["-c", f"model_catalog_json={json.dumps(str(catalog))}"]
+    for arg in extra:
         argv.append(f"--agent-arg={arg}")
     env = red.environ({**w.env, "TMPDIR": str(w.repo.parent / "tmp")})
     (w.repo.parent / "tmp").mkdir(exist_ok=True)
@@ -277,6 +284,8 @@ def run(
         server.__enter__()
         servers.append(server)
         proc = corral_run(agent, binary, world, server, intent, allowed=allowed)
+        # the whole event stream, kept beside the repo for a failure's post-mortem
+        (world.repo.parent / f"{agent}-{intent}.jsonl").write_text(proc.stdout)
         tool_results = len(server.requests.with_tool_result())
         assert tool_results >= len(tries), (
             f"the model saw {tool_results} tool results for {len(tries)} tries\n{describe(proc)}"

@@ -3,10 +3,12 @@
 * ``ask`` / ``review``: the ``read-only`` sandbox (seed 001). On the app-server the approval
   policy is ``untrusted``: every command that is not known-safe is asked of the host, where corral's
   guard denies anything the intent does not grant.
-* ``work`` / ``act-pr``: the ``workspace-write`` sandbox with ``/tmp`` and ``$TMPDIR`` excluded
-  from the writable roots and no network, policy ``untrusted`` — commands codex does not know as
-  safe are asked of the host and granted only when the intent's table grants them (a granted
-  ``git push`` then runs outside the sandbox, on the host's approval).
+* ``work`` / ``act-pr``: policy ``untrusted`` — codex runs only the commands it knows as
+  read-only on its own and asks the host about every other one, which corral grants only when the
+  intent's table does (:mod:`._guard`). The sandbox is ``danger-full-access``: in codex 0.171 the
+  ``workspace-write`` sandbox keeps ``.git`` read-only even for an approved command, so ``git
+  commit`` (granted by both intents) could never run, and ``git push`` (granted by act-pr) could
+  not reach its remote. Tried and recorded in docs/intents.md.
 * ``full``: ``danger-full-access`` with policy ``never``.
 
 ``codex exec`` never asks (its policy is fixed to ``never``), so only the sandbox applies there: it
@@ -25,8 +27,8 @@ from ._table import Intent
 SANDBOX: dict[Intent, str] = {
     Intent.ASK: "read-only",
     Intent.REVIEW: "read-only",
-    Intent.WORK: "workspace-write",
-    Intent.ACT_PR: "workspace-write",
+    Intent.WORK: "danger-full-access",
+    Intent.ACT_PR: "danger-full-access",
     Intent.FULL: "danger-full-access",
 }
 
@@ -38,21 +40,10 @@ APPROVAL: dict[Intent, str] = {
     Intent.FULL: "never",
 }
 
-WORKSPACE_WRITE_CONFIG: dict[str, Any] = {
-    "sandbox_workspace_write": {
-        "network_access": False,
-        "exclude_tmpdir_env_var": True,
-        "exclude_slash_tmp": True,
-    }
-}
-"""Writable roots are the working directory only (no ``/tmp``, no ``$TMPDIR``, no network)."""
-
 
 def render(intent: Intent, allowed_commands: Sequence[str], cwd: str) -> Rendering:
     """The app-server driver: ``thread/start`` sandbox, approval policy and config."""
     settings: dict[str, Any] = {"sandbox": SANDBOX[intent], "approval_policy": APPROVAL[intent]}
-    if SANDBOX[intent] == "workspace-write":
-        settings["config"] = WORKSPACE_WRITE_CONFIG
     return Rendering(intent=intent, settings=settings)
 
 
