@@ -85,6 +85,12 @@ def _paths() -> dict[str, dict[str, Any]]:
     return {
         "/api/health": {"get": _op("Liveness and version")},
         "/api/openapi.json": {"get": _op("This document")},
+        "/api/adapters/{adapter_id}": {
+            "get": _op(
+                "An adapter's enforceable intents, launch options and capabilities",
+                params=("adapter_id",),
+            )
+        },
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
             "post": _op(
