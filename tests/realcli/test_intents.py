@@ -297,13 +297,41 @@ def run(
         server.__exit__(None, None, None)
 
 
-# ── the checks, on disk and in the remote ──
-def assert_read_only(w: World, readme_before: str, commits_before: int, log: str) -> None:
-    for name in ("new.txt", "touched.txt", "redirected.txt", "shc.txt", "py.txt"):
-        assert not (w.repo / name).exists(), f"{name} was written\n{log}"
-    assert w.readme() == readme_before, f"README.md was changed\n{log}"
-    assert w.commits() == commits_before, f"a commit was made\n{log}"
-    assert w.remote_main() == w.initial, f"the remote changed\n{log}"
+# ── the checks, on disk and in the remote; each outcome is recorded for docs/intents.md ──
+BLOCKED, DONE = "blocked", "done"
+
+
+def record(agent: str, intent: str, outcomes: dict[str, bool], expected: str) -> None:
+    """Append ``{agent, intent, action, outcome, expected}`` rows to ``$CORRAL_INTENTS_RESULTS``
+    (read by ``scripts/gen_intents_doc.py``); ``outcomes`` maps an action to "it happened"."""
+    path = os.environ.get("CORRAL_INTENTS_RESULTS")
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as out:
+        for action_name, happened in outcomes.items():
+            row = {
+                "agent": agent,
+                "intent": intent,
+                "action": action_name,
+                "outcome": DONE if happened else BLOCKED,
+                "expected": expected if not action_name.startswith("!") else BLOCKED,
+            }
+            out.write(json.dumps(row) + "\n")
+
+
+def read_only_outcomes(w: World, commits_before: int) -> dict[str, bool]:
+    """Which of the read-only tries changed something (True = it happened)."""
+    readme = w.readme()
+    return {
+        "write a new file": (w.repo / "new.txt").exists(),
+        "edit an existing file": "edited repo" in readme,
+        "touch": (w.repo / "touched.txt").exists(),
+        "> redirection": (w.repo / "redirected.txt").exists(),
+        "sh -c": (w.repo / "shc.txt").exists(),
+        "python3 -c open(…,'w')": (w.repo / "py.txt").exists(),
+        "sed -i": "sedited" in readme,
+        "git commit": w.commits() != commits_before,
+    }
 
 
 @pytest.mark.parametrize("intent", ["ask", "review"])
@@ -312,10 +340,30 @@ def assert_read_only(w: World, readme_before: str, commits_before: int, log: str
 def test_read_only_intents_block_every_write(
     agent: str, intent: str, world: World, run: Callable[..., Any]
 ) -> None:
-    readme, commits = world.readme(), world.commits()
+    commits = world.commits()
     proc = run(agent, intent, READ_ONLY_TRIES)
+    outcomes = read_only_outcomes(world, commits)
+    record(agent, intent, outcomes, BLOCKED)
     assert proc.returncode == 0, describe(proc)
-    assert_read_only(world, readme, commits, describe(proc))
+    assert not any(outcomes.values()), f"{outcomes}\n{describe(proc)}"
+    assert world.remote_main() == world.initial, describe(proc)
+
+
+@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.timeout(400)
+def test_full_is_what_lets_the_same_tries_through(
+    agent: str, world: World, run: Callable[..., Any]
+) -> None:
+    """The control: the read-only tries are real writes — under full they happen."""
+    commits = world.commits()
+    proc = run(agent, "full", READ_ONLY_TRIES)
+    outcomes = read_only_outcomes(world, commits)
+    assert proc.returncode == 0, describe(proc)
+    record(agent, "full", outcomes, DONE)
+    happened = {name for name, did in outcomes.items() if did}
+    # "edit" and "sed -i" both rewrite README.md's first line: whichever runs first wins
+    assert happened >= set(outcomes) - {"edit an existing file", "sed -i"}, outcomes
+    assert happened & {"edit an existing file", "sed -i"}, outcomes
 
 
 @pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
@@ -326,38 +374,46 @@ def test_work_edits_commits_runs_allowed_and_never_pushes(
     commits = world.commits()
     proc = run(agent, "work", WORK_TRIES, allowed=ALLOWED)
     log = describe(proc)
-    assert proc.returncode == 0, log
-    assert (world.repo / "work.txt").read_text().strip() == "work", log
-    assert world.commits() == commits + 1, f"the work commit is missing\n{log}"
-    assert "work.txt" in world.git("show", "--name-only", "HEAD"), log
-    assert (world.repo / "marker.txt").read_text() == "ran", (
-        f"the allowed command did not run\n{log}"
+    committed = world.commits() == commits + 1 and "work.txt" in world.git(
+        "show", "--name-only", "HEAD"
     )
-    assert not (world.repo / "outside.txt").exists(), f"a command outside the prefixes ran\n{log}"
-    assert world.remote_main() == world.initial, f"git push went through under work\n{log}"
+    allowed = {
+        "edit, git add, git commit": (world.repo / "work.txt").is_file() and committed,
+        "allowed command": (world.repo / "marker.txt").is_file(),
+    }
+    denied = {
+        "command outside the allowed prefixes": (world.repo / "outside.txt").exists(),
+        "git push": world.remote_main() != world.initial,
+    }
+    record(agent, "work", allowed, DONE)
+    record(agent, "work", denied, BLOCKED)
+    assert proc.returncode == 0, log
+    assert all(allowed.values()), f"{allowed}\n{log}"
+    assert not any(denied.values()), f"{denied}\n{log}"
 
 
 @pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
 @pytest.mark.timeout(400)
 def test_act_pr_pushes(agent: str, world: World, run: Callable[..., Any]) -> None:
     proc = run(agent, "act-pr", PUSH_TRIES, allowed=ALLOWED)
-    log = describe(proc)
-    assert proc.returncode == 0, log
-    assert world.head() != world.initial, f"no commit was made\n{log}"
-    assert world.remote_main() == world.head(), f"git push did not reach the remote\n{log}"
+    pushed = world.head() != world.initial and world.remote_main() == world.head()
+    record(agent, "act-pr", {"edit, commit, git push": pushed}, DONE)
+    assert proc.returncode == 0, describe(proc)
+    assert pushed, f"the commit did not reach the remote\n{describe(proc)}"
 
 
+@pytest.mark.parametrize("spelling", FORCE_TRIES)
 @pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
 @pytest.mark.timeout(400)
 def test_act_pr_never_rebases_or_force_pushes(
-    agent: str, world: World, run: Callable[..., Any]
+    agent: str, spelling: str, world: World, run: Callable[..., Any]
 ) -> None:
     diverge(world)
-    proc = run(agent, "act-pr", FORCE_TRIES, allowed=ALLOWED)
-    log = describe(proc)
-    assert proc.returncode == 0, log
-    assert world.remote_main() == world.diverged_remote, f"the remote was rewritten\n{log}"
-    assert world.head() == world.initial, f"the local branch was rewritten\n{log}"
+    proc = run(agent, "act-pr", (spelling,), allowed=ALLOWED)
+    rewritten = world.remote_main() != world.diverged_remote or world.head() != world.initial
+    record(agent, "act-pr", {spelling: rewritten}, BLOCKED)
+    assert proc.returncode == 0, describe(proc)
+    assert not rewritten, f"history was rewritten by {spelling!r}\n{describe(proc)}"
 
 
 @pytest.mark.realcli("claude")
@@ -395,4 +451,5 @@ def test_corral_run_ask_denies_a_write_and_says_so(
     assert proc.returncode == 0, describe(proc)
     assert not (world.repo / "new.txt").exists()
     assert sorted(p.name for p in world.repo.iterdir()) == before
-    assert "denied" in (proc.stdout + proc.stderr).lower(), describe(proc)
+    said = " ".join(proc.stderr.split())  # the human renderer wraps long lines
+    assert "new.txt was denied under intent ask" in said, describe(proc)

@@ -20,6 +20,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import msgspec
 import typer
 from rich.prompt import Prompt
 
@@ -34,6 +35,9 @@ from ..events import (
     Sequencer,
     SessionEnded,
     StopReason,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolCallUpdated,
     TurnCompleted,
     Warning,
 )
@@ -161,8 +165,22 @@ async def run_once(
         await adapter.start(sequencer.session_id)
         await adapter.send(prompt, attachments)
         guard = guard_of(adapter)
+        calls: dict[str, ToolCallStarted] = {}
         async for event in adapter.stream():
+            if guard is not None and isinstance(event, ToolCallStarted):
+                calls[event.call_id] = event
+            elif (
+                guard is not None and isinstance(event, ToolCallUpdated) and event.call_id in calls
+            ):
+                calls[event.call_id] = _updated(calls[event.call_id], event)
+            if guard is not None and isinstance(event, ToolCallFailed) and event.call_id in calls:
+                renderer.show(sequencer.wrap(event))
+                reason = guard.forbidden_call(calls.pop(event.call_id))
+                if reason is not None:
+                    renderer.show(sequencer.wrap(Warning(message=reason, code="intent_denied")))
+                continue
             if isinstance(event, ApprovalRequested) and guard is not None:
+                calls.pop(event.call_id or "", None)  # the guard explains its own denial
                 await _guarded(
                     adapter,
                     guard,
@@ -195,6 +213,17 @@ async def run_once(
     if outcome is StopReason.END_TURN and (ended is None or ended.reason is not EndReason.FAILED):
         return 0
     return 1
+
+
+def _updated(call: ToolCallStarted, update: ToolCallUpdated) -> ToolCallStarted:
+    """``call`` with what ``update`` adds (its full input, once streamed)."""
+    return msgspec.structs.replace(
+        call,
+        input=update.input if update.input is not None else call.input,
+        file=update.file or call.file,
+        cmd=update.cmd or call.cmd,
+        title=update.title or call.title,
+    )
 
 
 async def _guarded(

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from ..events import ApprovalRequested, ToolKind
+from ..events import ApprovalRequested, ToolCallStarted, ToolKind
 from ._table import (
     INTENTS,
     READ_ONLY_COMMANDS,
@@ -162,6 +162,14 @@ def command_of(value: Any) -> str | list[str] | None:
     return None
 
 
+def _path_of(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key in ("file_path", "filePath", "path", "file"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+    return None
+
+
 def check_tool(
     intent: Intent,
     allowed_commands: Sequence[str],
@@ -214,6 +222,22 @@ class ApprovalGuard(msgspec.Struct, frozen=True, kw_only=True):
 
     def check(self, event: ApprovalRequested) -> Verdict:
         return check_approval(self.intent, self.allowed_commands, event)
+
+    def forbidden_call(self, call: ToolCallStarted) -> str | None:
+        """Why the intent forbids this tool call (``None`` when it grants it). Used to say *why* a
+        call the vendor itself refused failed — it never asked, so no approval came through."""
+        verdict = check_tool(
+            self.intent,
+            self.allowed_commands,
+            tool_name=call.name,
+            kind=call.kind,
+            cmd=call.cmd,
+            tool_input=call.input,
+        )
+        if verdict.allowed:
+            return None
+        what = call.cmd or call.file or _path_of(call.input) or call.title or call.name
+        return f"{what} was denied under intent {self.intent}: {verdict.reason}"
 
     def denial_message(self, event: ApprovalRequested, verdict: Verdict) -> str:
         """What the agent is told (and the transcript shows) when corral denies ``event``."""
