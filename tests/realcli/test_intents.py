@@ -49,17 +49,18 @@ def shell(command: str) -> dict[str, Any]:
 
 ACTIONS: dict[str, dict[str, Any]] = {
     "write a new file": {"capability": "write_file", "path": "new.txt", "content": "x"},
+    "read the file to edit": {"capability": "read", "path": "README.md"},
     "edit an existing file": {
         "capability": "edit",
         "path": "README.md",
-        "old": "scratch repo",
-        "new": "edited repo",
+        "old": "# scratch repo for a real-CLI test",
+        "new": "# edited repo",
     },
     "touch": shell("touch touched.txt"),
     "> redirection": shell("echo hi > redirected.txt"),
     "sh -c": shell("sh -c 'echo hi > shc.txt'"),
     "python3 -c open(…,'w')": shell("python3 -c \"open('py.txt','w').write('x')\""),
-    "sed -i": shell("sed -i 's/scratch/sedited/' README.md"),
+    "sed -i": shell("sed -i 's/notes/sedited/' NOTES.md"),
     "git commit": shell("git commit --allow-empty -m sneaky"),
     "git push": shell("git push origin main"),
     "work: edit": {"capability": "write_file", "path": "work.txt", "content": "work"},
@@ -78,6 +79,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
 
 READ_ONLY_TRIES = (
     "write a new file",
+    "read the file to edit",  # Claude Code edits only a file it has read
     "edit an existing file",
     "touch",
     "> redirection",
@@ -110,8 +112,8 @@ NAMED_EDITS = {
         "Edit",
         lambda repo: {
             "file_path": f"{repo}/README.md",
-            "old_string": "scratch repo",
-            "new_string": "edited repo",
+            "old_string": "# scratch repo for a real-CLI test",
+            "new_string": "# edited repo",
         },
     ),
 }
@@ -188,7 +190,8 @@ def world(tmp_path: Path, git_repo: Path, isolated_home: Path) -> World:
         "    def test_marker(self):\n"
         "        open('marker.txt', 'w').write('ran')\n"
     )
-    w.git("add", "test_marker.py")
+    (git_repo / "NOTES.md").write_text("notes\n")
+    w.git("add", "test_marker.py", "NOTES.md")
     w.git("commit", "-q", "-m", "marker test")
     w.git("push", "-q", "origin", "main")
     w.git("branch", "-q", "--set-upstream-to=origin/main", "main")
@@ -329,7 +332,7 @@ def read_only_outcomes(w: World, commits_before: int) -> dict[str, bool]:
         "> redirection": (w.repo / "redirected.txt").exists(),
         "sh -c": (w.repo / "shc.txt").exists(),
         "python3 -c open(…,'w')": (w.repo / "py.txt").exists(),
-        "sed -i": "sedited" in readme,
+        "sed -i": "sedited" in (w.repo / "NOTES.md").read_text(),
         "git commit": w.commits() != commits_before,
     }
 
@@ -360,10 +363,7 @@ def test_full_is_what_lets_the_same_tries_through(
     outcomes = read_only_outcomes(world, commits)
     assert proc.returncode == 0, describe(proc)
     record(agent, "full", outcomes, DONE)
-    happened = {name for name, did in outcomes.items() if did}
-    # "edit" and "sed -i" both rewrite README.md's first line: whichever runs first wins
-    assert happened >= set(outcomes) - {"edit an existing file", "sed -i"}, outcomes
-    assert happened & {"edit an existing file", "sed -i"}, outcomes
+    assert all(outcomes.values()), f"{outcomes}\n{describe(proc)}"
 
 
 @pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
