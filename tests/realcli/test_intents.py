@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from codex_extra_scenarios import write_catalog
 
+from corral.adapters import builtin_adapter_class
+from corral.intents import Intent
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
 
@@ -121,9 +123,16 @@ NAMED_EDITS = {
 (the model *tries* them; a capability would fall back to another tool)."""
 
 
+QWEN_EDITS = {
+    "write a new file": ("write_file", NAMED_EDITS["write a new file"][1]),
+    "edit an existing file": ("edit", NAMED_EDITS["edit an existing file"][1]),
+}
+
+
 def action(name: str, agent: str, repo: Path | None) -> dict[str, Any]:
-    if agent == "claude" and repo is not None and name in NAMED_EDITS:
-        tool, args = NAMED_EDITS[name]
+    named = {"claude": NAMED_EDITS, "qwen": QWEN_EDITS, "qwen-acp": QWEN_EDITS}.get(agent, {})
+    if repo is not None and name in named:
+        tool, args = named[name]
         return {"name": tool, "arguments": args(repo)}
     return ACTIONS[name]
 
@@ -227,14 +236,15 @@ def corral_run(
     allowed: str | None = None,
     timeout: float = 240,
 ) -> subprocess.CompletedProcess[str]:
-    red = redirect_for(agent, base_url=server.base_url, model=MODEL, api_key="test", home=w.home)
+    cli = REDIRECT.get(agent, agent)
+    red = redirect_for(cli, base_url=server.base_url, model=MODEL, api_key="test", home=w.home)
     red.apply()
     argv = [CORRAL, "run", ADAPTER[agent], "Try the actions.", "--json", "--yes"]
     argv += ["--intent", intent, "--binary", str(binary), "--cwd", str(w.repo)]
     if allowed:
         argv += ["--allowed-commands", allowed]
     extra = list(red.argv)
-    if agent == "codex":
+    if agent.startswith("codex"):
         # Declares fake-model with an apply_patch tool, as codex's real models have: then edits
         # are file changes (not shell redirections) — see codex_extra_scenarios.
         catalog = write_catalog(w.repo.parent / "catalog.json")
@@ -254,8 +264,35 @@ def corral_run(
     )
 
 
-ADAPTER = {"claude": "claude-code", "codex": "codex"}
-AGENTS = list(ADAPTER)
+ADAPTER = {
+    "claude": "claude-code",
+    "codex": "codex",
+    "qwen": "qwen",
+    "gemini": "gemini",
+    "qwen-acp": "qwen-acp",
+    "codex-exec": "codex-exec",
+}
+REDIRECT = {"qwen-acp": "qwen", "codex-exec": "codex"}
+"""Adapter ids whose CLI (and redirection) has another name."""
+
+
+def offering(*intents: str) -> list[Any]:
+    """The agents whose adapter offers every one of ``intents``: the suite proves each offer, and
+    an intent an adapter does not offer is refused (tests/unit/intents)."""
+    out = []
+    for agent, adapter_id in ADAPTER.items():
+        cls = builtin_adapter_class(adapter_id)
+        assert cls is not None
+        if all(Intent(i) in cls.enforceable_intents for i in intents):
+            out.append(pytest.param(agent, marks=pytest.mark.realcli(REDIRECT.get(agent, agent))))
+    return out
+
+
+READ_ONLY_RUNS = [
+    pytest.param(p.values[0], intent, marks=p.marks, id=f"{p.values[0]}-{intent}")
+    for intent in ("ask", "review")
+    for p in offering(intent)
+]
 
 
 def events(proc: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
@@ -282,7 +319,7 @@ def run(
     def go(
         agent: str, intent: str, tries: tuple[str, ...], allowed: str | None = None
     ) -> subprocess.CompletedProcess[str]:
-        binary = agent_bin(agent)
+        binary = agent_bin(REDIRECT.get(agent, agent))
         server = FakeModelServer(scenario(tries, agent, world.repo))
         server.__enter__()
         servers.append(server)
@@ -337,8 +374,7 @@ def read_only_outcomes(w: World, commits_before: int) -> dict[str, bool]:
     }
 
 
-@pytest.mark.parametrize("intent", ["ask", "review"])
-@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.parametrize(("agent", "intent"), READ_ONLY_RUNS)
 @pytest.mark.timeout(400)
 def test_read_only_intents_block_every_write(
     agent: str, intent: str, world: World, run: Callable[..., Any]
@@ -352,7 +388,7 @@ def test_read_only_intents_block_every_write(
     assert world.remote_main() == world.initial, describe(proc)
 
 
-@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.parametrize("agent", offering("full"))
 @pytest.mark.timeout(400)
 def test_full_is_what_lets_the_same_tries_through(
     agent: str, world: World, run: Callable[..., Any]
@@ -366,7 +402,7 @@ def test_full_is_what_lets_the_same_tries_through(
     assert all(outcomes.values()), f"{outcomes}\n{describe(proc)}"
 
 
-@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.parametrize("agent", offering("work"))
 @pytest.mark.timeout(400)
 def test_work_edits_commits_runs_allowed_and_never_pushes(
     agent: str, world: World, run: Callable[..., Any]
@@ -392,7 +428,7 @@ def test_work_edits_commits_runs_allowed_and_never_pushes(
     assert not any(denied.values()), f"{denied}\n{log}"
 
 
-@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.parametrize("agent", offering("act-pr"))
 @pytest.mark.timeout(400)
 def test_act_pr_pushes(agent: str, world: World, run: Callable[..., Any]) -> None:
     proc = run(agent, "act-pr", PUSH_TRIES, allowed=ALLOWED)
@@ -403,7 +439,7 @@ def test_act_pr_pushes(agent: str, world: World, run: Callable[..., Any]) -> Non
 
 
 @pytest.mark.parametrize("spelling", FORCE_TRIES)
-@pytest.mark.parametrize("agent", [pytest.param(a, marks=pytest.mark.realcli(a)) for a in AGENTS])
+@pytest.mark.parametrize("agent", offering("act-pr"))
 @pytest.mark.timeout(400)
 def test_act_pr_never_rebases_or_force_pushes(
     agent: str, spelling: str, world: World, run: Callable[..., Any]

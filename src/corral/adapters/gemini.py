@@ -9,7 +9,7 @@ makes before every turn.
 
 from __future__ import annotations
 
-from ..intents import Intent, refusals
+from ..intents import Intent
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
@@ -37,6 +37,5 @@ class GeminiAdapter(AcpAdapter):
     provides_models = False
     provides_usage = True
 
-    enforceable_intents = frozenset({Intent.FULL})
+    enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render_gemini
-    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
 from ..events import ApprovalDecision, ApprovalRequested, Event
-from ..intents import Intent, refusals
+from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
@@ -122,9 +122,8 @@ class QwenAdapter(StreamJsonAdapter):
     provides_models = False
     provides_usage = True
 
-    enforceable_intents = frozenset({Intent.FULL})
+    enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render_qwen
-    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")
 
     _attach_dir: Path | None = None
 

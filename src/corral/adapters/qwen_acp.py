@@ -8,7 +8,7 @@ for an interactive login.
 
 from __future__ import annotations
 
-from ..intents import Intent, refusals
+from ..intents import Intent
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
@@ -33,6 +33,5 @@ class QwenAcpAdapter(AcpAdapter):
     provides_models = False
     provides_usage = True
 
-    enforceable_intents = frozenset({Intent.FULL})
+    enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render_qwen_acp
-    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")

@@ -22,9 +22,11 @@ from typing import Any
 import msgspec
 
 from .. import _db
+from .._paths import directory_problem
+from .._redact import redact, redact_event, redact_optional
 from ..adapters._options import LaunchOptions
 from ..adapters.base import Attachment, BaseAdapter, check_options, construct
-from ..errors import SessionError, UnsupportedOperation
+from ..errors import ConfigError, SessionError, UnsupportedOperation
 from ..events import (
     ApprovalDecision,
     EndReason,
@@ -123,7 +125,7 @@ class SessionManager:
         if seq is None:
             seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
             self._sequencers[session_id] = seq
-        envelope = seq.wrap(event, source=source or CORRAL_SOURCE)
+        envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
         try:
             self.store.append_events([envelope])
         except sqlite3.Error:
@@ -172,8 +174,11 @@ class SessionManager:
 
     async def create_session(self, spec: SessionSpec, *, start: bool = True) -> SessionRecord:
         # Unknown adapters, unenforceable intents and unsupported options fail before anything
-        # is stored; the options are normalised once (an absolute, existing cwd).
+        # is stored (sec: the directory is checked for a problem first); the options are
+        # normalised once (an absolute, existing cwd).
         cls = self.resolver(spec.adapter_id)
+        if spec.cwd is not None and (problem := directory_problem(spec.cwd)):
+            raise ConfigError(problem)
         options = LaunchOptions.create(
             cwd=spec.cwd,
             model=spec.model,
@@ -215,7 +220,7 @@ class SessionManager:
             except Exception as exc:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(adapter.stop(), 5)
-                message = f"{type(exc).__name__}: {exc}"
+                message = redact(f"{type(exc).__name__}: {exc}")
                 self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
                 self.store.update(session_id, state=SessionState.FAILED, last_error=message)
                 raise SessionError(f"could not start session: {message}", session_id) from exc
@@ -422,7 +427,8 @@ class SessionManager:
                 del self._runners[session_id]
             failed = reason == EndReason.FAILED
             state = SessionState.FAILED if failed else SessionState.ENDED
-            self.store.update(session_id, state=state, last_error=message if failed else None)
+            last_error = redact_optional(message) if failed else None
+            self.store.update(session_id, state=state, last_error=last_error)
 
         def emit(event: Event) -> Envelope:
             return self.emit(session_id, event, source=adapter.agent_id)
