@@ -4,6 +4,10 @@ Over ACP corral is the client: every permission request (``session/request_permi
 corral, where the guard checks it against the intent (:mod:`._guard`). The rendering chooses the
 vendor's approval mode so that nothing that needs a check is auto-approved by the agent itself:
 ``default`` (ask for every edit and every shell call) for all intents but ``full`` (``yolo``).
+
+A shell request the guard cannot read a command from is denied (fail closed): Gemini CLI 0.61's
+requests carry only a display title, so Gemini offers ask, review and full but not work/act-pr
+(their granted commands could never run). Qwen Code's requests carry the command.
 """
 
 from __future__ import annotations
