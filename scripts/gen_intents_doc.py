@@ -3,7 +3,7 @@ the CLI × intent × action results of the real-CLI enforcement suite.
 
     CORRAL_INTENTS_RESULTS=/tmp/intents.jsonl \\
         .venv/bin/python -m pytest tests/realcli/test_intents.py -m realcli
-    .venv/bin/python scripts/gen_intents_doc.py /tmp/intents.jsonl
+    .venv/bin/python scripts/gen_intents_doc.py /tmp/intents.jsonl [more.jsonl …]
 
 Without a results file the results section is kept as it is in docs/intents.md (``--check``
 fails when the generated sections are stale; a unit test runs it).
@@ -137,8 +137,20 @@ def rendering_table() -> str:
     return "\n".join(rows)
 
 
-def results_table(path: Path) -> str:
-    rows_in = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def _offered(row: dict[str, Any]) -> bool:
+    """Rows of an (adapter, intent) the adapter does not offer (any more) are left out."""
+    adapter_id = row.get("adapter") or {"claude": "claude-code"}.get(row["agent"], row["agent"])
+    cls = builtin_adapter_class(adapter_id)
+    return cls is not None and Intent(row["intent"]) in cls.enforceable_intents
+
+
+def results_table(paths: list[Path]) -> str:
+    rows_in = [
+        row
+        for path in paths
+        for line in path.read_text().splitlines()
+        if line.strip() and _offered(row := json.loads(line))
+    ]
     agents = sorted({r["agent"] for r in rows_in})
     cells: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     for r in rows_in:
@@ -150,19 +162,29 @@ def results_table(path: Path) -> str:
     out = [
         "Each run is `corral run AGENT --intent X --yes` against the scripted model, which *tries*"
         " the action with a tool call; the outcome is read on disk and in a local bare git remote."
-        " ✅ = the outcome the intent requires; a failing row would mean the intent is not offered for that CLI.",
+        " ✅ = the outcome the intent requires; a failing row would mean the intent is not offered for that CLI;"
+        " refused = the adapter does not offer the intent (see above).",
         "",
         "| intent | action | " + " | ".join(agents) + " |",
         "|---|---|" + "---|" * len(agents),
     ]
+    adapter_of = {r["agent"]: r.get("adapter") or r["agent"] for r in rows_in}
     for intent, action in keys:
-        row = [cells[(intent, action)].get(a, "—") for a in agents]
+        row = [
+            cells[(intent, action)].get(
+                a,
+                "refused"
+                if not _offered({"agent": a, "adapter": adapter_of[a], "intent": intent})
+                else "—",
+            )
+            for a in agents
+        ]
         out.append(f"| `{intent}` | {_cell(action)} | " + " | ".join(row) + " |")
     return "\n".join(out)
 
 
-def render(results: Path | None) -> str:
-    if results is not None:
+def render(results: list[Path]) -> str:
+    if results:
         results_section = results_table(results)
     elif DOC.exists() and RESULTS_MARK in DOC.read_text():
         results_section = DOC.read_text().split(RESULTS_MARK, 1)[1].strip()
@@ -180,7 +202,7 @@ def render(results: Path | None) -> str:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     paths = [a for a in argv if not a.startswith("--")]
-    text = render(Path(paths[0]) if paths else None)
+    text = render([Path(p) for p in paths])
     if check:
         if not DOC.exists() or DOC.read_text() != text:
             print("docs/intents.md is stale: run scripts/gen_intents_doc.py", file=sys.stderr)

@@ -128,9 +128,29 @@ QWEN_EDITS = {
     "edit an existing file": ("edit", NAMED_EDITS["edit an existing file"][1]),
 }
 
+OPENCODE_EDITS = {
+    "write a new file": ("write", lambda repo: {"filePath": f"{repo}/new.txt", "content": "x"}),
+    "edit an existing file": (
+        "edit",
+        lambda repo: {
+            "filePath": f"{repo}/README.md",
+            "oldString": "# scratch repo for a real-CLI test",
+            "newString": "# edited repo",
+        },
+    ),
+}
+EDITS_BY_NAME = {
+    "claude": NAMED_EDITS,
+    "qwen": QWEN_EDITS,
+    "qwen-acp": QWEN_EDITS,
+    "opencode": OPENCODE_EDITS,
+    "opencode-acp": OPENCODE_EDITS,
+}
+"""Agents whose intents remove the edit tools: the model calls them by name anyway."""
+
 
 def action(name: str, agent: str, repo: Path | None) -> dict[str, Any]:
-    named = {"claude": NAMED_EDITS, "qwen": QWEN_EDITS, "qwen-acp": QWEN_EDITS}.get(agent, {})
+    named = EDITS_BY_NAME.get(agent, {})
     if repo is not None and name in named:
         tool, args = named[name]
         return {"name": tool, "arguments": args(repo)}
@@ -271,8 +291,10 @@ ADAPTER = {
     "gemini": "gemini",
     "qwen-acp": "qwen-acp",
     "codex-exec": "codex-exec",
+    "opencode": "opencode",
+    "opencode-acp": "opencode-acp",
 }
-REDIRECT = {"qwen-acp": "qwen", "codex-exec": "codex"}
+REDIRECT = {"qwen-acp": "qwen", "codex-exec": "codex", "opencode-acp": "opencode"}
 """Adapter ids whose CLI (and redirection) has another name."""
 
 
@@ -351,6 +373,7 @@ def record(agent: str, intent: str, outcomes: dict[str, bool], expected: str) ->
         for action_name, happened in outcomes.items():
             row = {
                 "agent": agent,
+                "adapter": ADAPTER[agent],
                 "intent": intent,
                 "action": action_name,
                 "outcome": DONE if happened else BLOCKED,

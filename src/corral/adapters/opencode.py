@@ -40,7 +40,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
-from ..intents import Intent, refusals
+from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
@@ -75,9 +75,8 @@ class OpenCodeAdapter(BaseAdapter):
     provides_models = True
     provides_usage = True
 
-    enforceable_intents = frozenset({Intent.FULL})
+    enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render
-    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-from ..intents import Intent, refusals
+from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
 
@@ -39,6 +39,5 @@ class OpenCodeAcpAdapter(AcpAdapter):
     provides_models = False
     provides_usage = True
 
-    enforceable_intents = frozenset({Intent.FULL})
+    enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render
-    intent_refusals = refusals("not proven on the pinned CLI (docs/intents.md)")

@@ -89,7 +89,12 @@ def register(root: typer.Typer) -> None:
         vendor_permission_mode: str | None = typer.Option(
             None, "--vendor-permission-mode", help=VENDOR_MODE_HELP
         ),
-        yes: bool = typer.Option(False, "--yes", "-y", help="Allow every approval request."),
+        yes: bool = typer.Option(
+            False,
+            "--yes",
+            "-y",
+            help="Allow every approval request (under --intent: every one the intent grants).",
+        ),
         binary: str | None = typer.Option(
             None, "--binary", hidden=True, help="Agent executable to run."
         ),

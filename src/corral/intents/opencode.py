@@ -2,7 +2,9 @@
 match wins (so the catch-all comes first and the denials last).
 
 The rules go into ``OPENCODE_PERMISSION`` (a JSON object opencode merges over its configuration's
-``permission`` key), so they combine with whatever provider configuration the redirection set.
+``permission`` key), so they combine with whatever provider configuration the redirection set. A denied edit removes
+opencode's write/edit tools; a denied command is refused by opencode itself; what asks reaches
+corral's guard. Proven on opencode 1.18.33 (serve and ACP) by tests/realcli/test_intents.py.
 """
 
 from __future__ import annotations

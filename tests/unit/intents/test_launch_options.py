@@ -113,11 +113,11 @@ def test_every_intent_is_enforced_or_refused(
 
 def test_offered_intents_are_the_proven_ones() -> None:
     offered = {a: cls_of(a).enforceable_intents for a in ADAPTERS}
-    for proven in ("claude-code", "codex", "qwen", "qwen-acp"):
+    for proven in ("claude-code", "codex", "qwen", "qwen-acp", "opencode", "opencode-acp"):
         assert offered[proven] == frozenset(Intent), proven
     for read_only in ("codex-exec", "gemini"):
         assert offered[read_only] == {Intent.ASK, Intent.REVIEW, Intent.FULL}, read_only
-    for other in ("opencode", "opencode-acp", "pi", "hermes"):
+    for other in ("pi", "hermes"):
         assert offered[other] == {Intent.FULL}, other
 
 
