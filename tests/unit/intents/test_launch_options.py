@@ -141,3 +141,25 @@ def test_keyword_callers_get_the_same_checks(tmp_path: Path) -> None:
         construct(cls_of("pi"), cwd=str(tmp_path), permission_mode="ask")
     with pytest.raises(TypeError):
         construct(cls_of("pi"), colour="red")
+
+
+def test_corral_run_refuses_before_starting_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from corral.cli import build_app
+    from corral.cli._common import run_guarded
+
+    def corral(*args: str) -> int:
+        monkeypatch.setattr(sys, "argv", ["corral", *args])
+        return run_guarded(build_app())
+
+    # pi does not exist here: the refusals come before any process could start
+    binary = str(tmp_path / "no-such-pi")
+    assert corral("run", "pi", "hi", "--intent", "ask", "--binary", binary) == 5
+    assert "cannot enforce intent 'ask'" in capsys.readouterr().err
+    assert corral("run", "gemini", "hi", "--effort", "high", "--binary", binary) == 1
+    assert "'effort'" in capsys.readouterr().err
+    assert corral("run", "pi", "hi", "--intent", "sloppy", "--binary", binary) == 2
+    assert corral("run", "pi", "hi", "--allowed-commands", "make", "--binary", binary) == 2
