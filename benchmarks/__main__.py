@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import bench_claude_parse, queue_crash, queue_throughput
+from . import bench_claude_parse, bench_proxy, bench_webapp, queue_crash, queue_throughput
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== Claude stream-json: decode + normalize vs claude-agent-sdk's parser ==")
     parse_argv = ["--lines", "20000", "--repeat", "3"] if args.quick else []
     parse = bench_claude_parse.main(parse_argv)
-    return 1 if crash["violations"] or parse else 0
+    print("\n== web app: open a 10,000-event transcript in headless Chromium ==")
+    web = bench_webapp.run(2_000 if args.quick else 10_000)
+    web_failed = web is not None and not web["ok"]
+    print("\n== P2 model proxy: corral vs LiteLLM in front of the same scripted upstream ==")
+    bench_proxy.run(quick=args.quick)
+    return 1 if crash["violations"] or parse or web_failed else 0
 
 
 if __name__ == "__main__":

@@ -17,12 +17,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from corral.adapters import BUILTIN_ADAPTERS, builtin_adapter_class
+from corral.adapters import BUILTIN_ADAPTERS
+from corral.adapters.base import BaseAdapter
 from corral.intents import INTENTS, Intent
+from corral.registry import Registry
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "intents.md"
 RESULTS_MARK = "## Results on the pinned CLIs"
 EXAMPLE_COMMANDS = ("python3 -m unittest",)
+
+
+def builtin_adapter_class(adapter_id: str) -> type[BaseAdapter] | None:
+    """A built-in adapter's class, resolved by the registry (no drop-ins, no entry points)."""
+    registry = Registry(entry_points=None, use_env=False, use_dropins=False)
+    return registry.adapter_class(adapter_id)
 
 
 HEAD = """

@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 from codex_extra_scenarios import write_catalog
 
-from corral.adapters import builtin_adapter_class
+from corral.adapters.base import BaseAdapter
 from corral.intents import Intent
 from corral.redirect import redirect_for
+from corral.registry import Registry
 from corral.testing import FakeModelServer
 
 pytestmark = pytest.mark.realcli
@@ -42,6 +43,12 @@ GIT_IDENTITY = {
     "GIT_COMMITTER_EMAIL": "corral@localhost",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+
+def builtin_adapter_class(adapter_id: str) -> type[BaseAdapter] | None:
+    """A built-in adapter's class, resolved by the registry (no drop-ins, no entry points)."""
+    registry = Registry(entry_points=None, use_env=False, use_dropins=False)
+    return registry.adapter_class(adapter_id)
 
 
 # ── the actions a scenario tries, each with the shell command or tool call it uses ──

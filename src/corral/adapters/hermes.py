@@ -18,9 +18,7 @@ class HermesAdapter(AcpAdapter):
     cli_binary = "hermes"
     acp_args = ("acp",)
 
-    cap_images = True
     cap_image_input = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but

@@ -31,6 +31,7 @@ _GROUPS = (
     "sessions",
     "chat",
     "attach",
+    "proxy",
 )
 
 

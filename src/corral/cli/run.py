@@ -39,7 +39,7 @@ from ..events import (
     ToolCallStarted,
     ToolCallUpdated,
     TurnCompleted,
-    Warning,
+    WarningEvent,
 )
 from ..intents import ApprovalGuard
 from ._common import JSON_OPTION, err_console
@@ -48,10 +48,10 @@ from ._run_render import HumanRenderer, JsonRenderer
 
 
 def adapter_class(agent: str) -> type[BaseAdapter]:
-    """The adapter class for ``agent``, found the way the session manager finds it."""
-    from ..sessions._resolve import AdapterResolver
+    """The adapter class for ``agent``: the registry's answer, as for every other caller."""
+    from ..registry import Registry
 
-    return AdapterResolver()(agent)
+    return Registry().resolve(agent)
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
@@ -156,9 +156,7 @@ async def run_once(
     def on_sigint() -> None:
         nonlocal interrupts
         interrupts += 1
-        action = (
-            adapter.interrupt() if interrupts == 1 and adapter.cap_interrupt else adapter.stop()
-        )
+        action = adapter.interrupt() if interrupts == 1 and adapter.cap_cancel else adapter.stop()
         task = loop.create_task(action)
         signal_tasks.add(task)
         task.add_done_callback(signal_tasks.discard)
@@ -182,7 +180,9 @@ async def run_once(
                 renderer.show(sequencer.wrap(event))
                 reason = guard.forbidden_call(calls.pop(event.call_id))
                 if reason is not None:
-                    renderer.show(sequencer.wrap(Warning(message=reason, code="intent_denied")))
+                    renderer.show(
+                        sequencer.wrap(WarningEvent(message=reason, code="intent_denied"))
+                    )
                 continue
             if isinstance(event, ApprovalRequested) and guard is not None:
                 calls.pop(event.call_id or "", None)  # the guard explains its own denial
@@ -246,7 +246,7 @@ async def _guarded(
     verdict = guard.check(event)
     if not verdict.allowed:
         message = guard.denial_message(event, verdict)
-        renderer.show(sequencer.wrap(Warning(message=message, code="intent_denied")))
+        renderer.show(sequencer.wrap(WarningEvent(message=message, code="intent_denied")))
         await adapter.respond_approval(event.request_id, ApprovalDecision.DENY, message=message)
         return
     renderer.show(sequencer.wrap(event))

@@ -17,7 +17,7 @@ from ._models import (
     ViewState,
 )
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
-from ._resolve import AdapterResolver, Resolver, load_class
+from ._resolve import AdapterResolver, Resolver
 from ._store import SessionStore
 
 __all__ = [
@@ -35,5 +35,4 @@ __all__ = [
     "SessionStatus",
     "SessionStore",
     "ViewState",
-    "load_class",
 ]

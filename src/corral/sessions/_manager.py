@@ -187,8 +187,12 @@ class SessionManager:
             allowed_commands=spec.allowed_commands,
         )
         check_options(cls, options)
+        # A given cwd is stored absolute; none stays none (the agent runs where corral runs).
         spec = msgspec.structs.replace(
-            spec, cwd=options.cwd, intent=options.intent, allowed_commands=options.allowed_commands
+            spec,
+            cwd=options.cwd if spec.cwd is not None else None,
+            intent=options.intent,
+            allowed_commands=options.allowed_commands,
         )
         record = self.store.create(spec)
         if start:

@@ -37,7 +37,7 @@ from ..events import (
     QuestionAsked,
     SessionEnded,
     TurnCompleted,
-    Warning,
+    WarningEvent,
 )
 from . import _launch_policy
 from ._models import PromptRecord, SessionState
@@ -159,7 +159,7 @@ class SessionRunner:
         if verdict.allowed:
             return False
         message = self._guard.denial_message(event, verdict)
-        self._emit(Warning(message=message, code="intent_denied"))
+        self._emit(WarningEvent(message=message, code="intent_denied"))
         task = asyncio.create_task(self._send_denial(event.request_id, message))
         self._denials.add(task)
         task.add_done_callback(self._denials.discard)
@@ -169,7 +169,7 @@ class SessionRunner:
         try:
             await self.adapter.respond_approval(request_id, ApprovalDecision.DENY, message=message)
         except Exception as exc:
-            self._emit(Warning(message=f"could not deny {request_id}: {exc}"))
+            self._emit(WarningEvent(message=f"could not deny {request_id}: {exc}"))
 
     async def _finish(self, reason: EndReason, message: str | None, *, emitted: bool) -> None:
         if self._deliver_task is not None:
@@ -213,12 +213,14 @@ class SessionRunner:
             raise
         except Exception as exc:
             if prompt.id in self._acked:
-                self._emit(Warning(message=f"after accepting prompt {prompt.id}: {exc}"))
+                self._emit(WarningEvent(message=f"after accepting prompt {prompt.id}: {exc}"))
                 return
             try:
                 self._emit_prompt(self.queue.mark_failed(prompt.id, f"{type(exc).__name__}: {exc}"))
             except sqlite3.Error as db_exc:
-                self._emit(Warning(message=f"could not record failure of {prompt.id}: {db_exc}"))
+                self._emit(
+                    WarningEvent(message=f"could not record failure of {prompt.id}: {db_exc}")
+                )
             self.busy = False
             self._set_state(SessionState.IDLE)
             self._idle.set()
@@ -235,7 +237,7 @@ class SessionRunner:
         except sqlite3.Error as exc:
             self.unrecorded_acks.append(prompt_id)
             self._emit(
-                Warning(
+                WarningEvent(
                     code="history_write_failed",
                     message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
                     " it will not be sent again",

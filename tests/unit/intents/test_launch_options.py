@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from corral.adapters import BUILTIN_ADAPTERS, builtin_adapter_class
+from corral.adapters import BUILTIN_ADAPTERS
 from corral.adapters._options import OPTION_NAMES, SOFT_OPTIONS, LaunchOptions, guard_of
 from corral.adapters.base import BaseAdapter, construct, supported_options
 from corral.errors import ConfigError, IntentRefused, UnsupportedOperation
 from corral.intents import Intent
+from corral.registry import Registry
 
 ADAPTERS = sorted(BUILTIN_ADAPTERS)
 
@@ -26,6 +27,12 @@ EXAMPLE: dict[str, Any] = {
     "resume_session_id": "abc",
     "vendor_permission_mode": "default",
 }
+
+
+def builtin_adapter_class(adapter_id: str) -> type[BaseAdapter] | None:
+    """A built-in adapter's class, resolved by the registry (no drop-ins, no entry points)."""
+    registry = Registry(entry_points=None, use_env=False, use_dropins=False)
+    return registry.adapter_class(adapter_id)
 
 
 def cls_of(adapter_id: str) -> type[BaseAdapter]:
