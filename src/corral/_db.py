@@ -162,11 +162,26 @@ def m004_session_owner(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN owner_pid INTEGER")
 
 
+def m005_session_intent(conn: sqlite3.Connection) -> None:
+    # One permission vocabulary (docs/intents.md): the intent replaces ``permission_policy``. The
+    # old policy column was stored and applied nowhere; what a caller asked for becomes the intent
+    # (an unknown word becomes no intent), and the project's allowed commands get a column.
+    conn.execute(
+        """UPDATE sessions SET intent = CASE
+            WHEN intent IN ('ask', 'review', 'work', 'act-pr', 'full') THEN intent
+            WHEN permission_policy IN ('ask', 'review', 'work', 'act-pr') THEN permission_policy
+            ELSE NULL END"""
+    )
+    conn.execute("ALTER TABLE sessions DROP COLUMN permission_policy")
+    conn.execute("ALTER TABLE sessions ADD COLUMN allowed_commands TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_sessions,
     m002_prompt_queue,
     m003_drafts,
     m004_session_owner,
+    m005_session_intent,
 )
 """Applied in this order; a migration's function name is its identity. Append only."""
 

@@ -8,7 +8,8 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── AdapterError
     │   ├── AdapterNotFoundError   no runnable adapter with that id (.adapter_id, .reason)
     │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
-    │   └── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
+    │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
+    │   └── IntentRefused          the adapter cannot enforce that intent (.adapter_id, .intent, .reason)
     ├── SpawnError                 a process could not be started (.argv)
     │   └── ServerStartTimeout     an agent's server never answered (.url, .seconds, .stderr); also TimeoutError
     ├── ProcessError               a process failed (.exit_code, .stderr)
@@ -81,6 +82,21 @@ class UnsupportedOperation(AdapterError):
         super().__init__(f"{adapter_id} does not support {operation}")
         self.adapter_id = adapter_id
         self.operation = operation
+
+
+class IntentRefused(AdapterError):
+    """The adapter cannot enforce the intent asked for; refused before any process starts.
+
+    Exit code 5 on the CLI, HTTP 422 with code ``intent_refused`` from the service.
+    """
+
+    exit_code = 5
+
+    def __init__(self, adapter_id: str, intent: str, reason: str) -> None:
+        super().__init__(f"{adapter_id} cannot enforce intent {intent!r}: {reason}")
+        self.adapter_id = adapter_id
+        self.intent = intent
+        self.reason = reason
 
 
 class SpawnError(CorralError):
@@ -180,7 +196,8 @@ class ApiError(CorralError):
         super().__init__(message)
         self.status = status
         self.kind = kind
-        self.exit_code = 4 if status == 404 else 1
+        # The service's refusals keep their CLI exit codes: 4 not found, 5 intent refused.
+        self.exit_code = 4 if status == 404 else 5 if kind == "IntentRefused" else 1
 
 
 class InstallError(CorralError):

@@ -31,6 +31,8 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
 )
+from ..intents import Intent, refusals
+from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
@@ -51,6 +53,14 @@ class CodexExecAdapter(BaseAdapter):
 
     provides_models = False
     provides_usage = False
+
+    enforceable_intents = intent_rules.EXEC_INTENTS
+    intent_renderer = intent_rules.render_exec
+    intent_refusals = refusals(
+        "codex exec never asks, so its sandbox alone would decide: it cannot allow git commit yet forbid git push",
+        Intent.WORK,
+        Intent.ACT_PR,
+    )
 
     def __init__(
         self,

@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..intents import Intent
+from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
 
@@ -87,6 +89,9 @@ class ClaudeAdapter(StreamJsonAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env, as_root=_is_root())

@@ -37,6 +37,8 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..intents import Intent
+from ..intents import codex as intent_rules
 from ..protocols.codex_app_server import (
     APPROVAL_METHODS,
     USER_INPUT_REQUEST,
@@ -73,6 +75,9 @@ class CodexAdapter(BaseAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def __init__(
         self,

@@ -9,6 +9,8 @@ makes before every turn.
 
 from __future__ import annotations
 
+from ..intents import Intent, refusals
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -32,3 +34,13 @@ class GeminiAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.ASK, Intent.REVIEW, Intent.FULL})
+    intent_renderer = intent_rules.render_gemini
+    intent_refusals = refusals(
+        "Gemini CLI's ACP permission requests for shell commands carry no command, only a display"
+        " title, so corral cannot grant the allowed commands (git commit, the project's commands)"
+        " without trusting a title; refused rather than guessed",
+        Intent.WORK,
+        Intent.ACT_PR,
+    )

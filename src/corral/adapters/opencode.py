@@ -41,6 +41,8 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..intents import Intent
+from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
@@ -70,6 +72,9 @@ class OpenCodeAdapter(BaseAdapter):
 
     provides_models = True
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def __init__(
         self,

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from ..intents import Intent
+from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -34,3 +36,6 @@ class OpenCodeAcpAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render

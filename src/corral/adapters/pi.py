@@ -39,6 +39,8 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..intents import Intent, refusals
+from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
@@ -94,6 +96,10 @@ class PiAdapter(BaseAdapter):
 
     provides_models = True
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render
+    intent_refusals = refusals(f"pi {intent_rules.REASON}")
 
     def __init__(
         self,

@@ -8,6 +8,8 @@ for an interactive login.
 
 from __future__ import annotations
 
+from ..intents import Intent
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -28,3 +30,6 @@ class QwenAcpAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render_qwen_acp

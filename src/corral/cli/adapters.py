@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..adapters.base import supported_options
 from ..errors import ConfigError, ManifestError
 from ..manifests import Manifest, Violation, read_manifest_file, validate_manifest
 from ..registry import (
@@ -114,6 +115,8 @@ def show(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> None:
         **_summary(registry, entry),
         "origin": entry.origin,
         "adapterClass": f"{cls.__module__}.{cls.__qualname__}" if cls else None,
+        "enforceableIntents": sorted(i.value for i in cls.enforceable_intents) if cls else [],
+        "launchOptions": sorted(supported_options(cls)) if cls else [],
         "repairCommand": repair_command(entry.manifest),
         "stale": is_stale(entry.manifest, home=registry.home),
         "lastVerify": record,
@@ -129,6 +132,7 @@ def show(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> None:
         "[bold]capabilities[/]",
         f"{', '.join(info['capabilities']) or 'none'} (from {info['capabilitySource']})",
     )
+    table.add_row("[bold]intents[/]", ", ".join(info["enforceableIntents"]) or "none")
     table.add_row(
         "[bold]adapter class[/]",
         escape(str(info["adapterClass"] or f"none — cannot run: {info['notRunnableReason']}")),

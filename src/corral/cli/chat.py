@@ -30,7 +30,9 @@ from ..events import (
     TextDelta,
     TurnCompleted,
 )
-from ..sessions import PermissionPolicy, PromptState, SessionManager, SessionSpec, SessionState
+from ..intents import parse_allowed_commands, parse_intent
+from ..sessions import PromptState, SessionManager, SessionSpec, SessionState
+from ._intent import allowed_commands_option, intent_option
 from ._run_render import PlainRenderer, status_line
 from .sessions import render_event
 
@@ -53,24 +55,24 @@ def register(root: typer.Typer) -> None:
         model: str | None = typer.Option(None),
         effort: str | None = typer.Option(None),
         cwd: str | None = typer.Option(None, help="Working directory (default: the current one)."),
-        policy: str = typer.Option("work", help="work | act-pr | review | ask"),
-        intent: str | None = typer.Option(None),
+        intent: str | None = intent_option(),
+        allowed_commands: str | None = allowed_commands_option(),
         session: str | None = typer.Option(None, "--session", help="Resume this session."),
         db: str | None = typer.Option(None, help="SQLite database (default: corral's own)."),
     ) -> None:
         """Chat with an agent in the terminal on a persistent session."""
         try:
-            permission_policy = PermissionPolicy(policy)
-        except ValueError:
-            choices = ", ".join(p.value for p in PermissionPolicy)
-            raise ConfigError(f"--policy must be one of {choices}") from None
+            parsed_intent = parse_intent(intent)
+            commands = parse_allowed_commands(allowed_commands)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         spec = SessionSpec(
             adapter_id=agent,
             model=model,
             effort=effort,
             cwd=cwd or os.getcwd(),
-            permission_policy=permission_policy,
-            intent=intent,
+            intent=parsed_intent,
+            allowed_commands=commands,
         )
         path = Path(db or os.environ.get("CORRAL_DB") or home_dir() / "corral.db")
         asyncio.run(Chat(path, spec, session).run())

@@ -30,6 +30,7 @@ from ..events import (
 )
 from ..sessions import SeqGate
 from ._common import JSON_OPTION, console, print_json
+from ._intent import allowed_commands_option, intent_option, parse_commands
 from ._run_render import PlainRenderer
 
 app = typer.Typer(
@@ -116,8 +117,8 @@ def new(
     model: str | None = typer.Option(None),
     effort: str | None = typer.Option(None),
     cwd: str | None = typer.Option(None, help="Working directory (default: the current one)."),
-    policy: str = typer.Option("work", help="work | act-pr | review | ask"),
-    intent: str | None = typer.Option(None),
+    intent: str | None = intent_option(),
+    allowed_commands: str | None = allowed_commands_option(),
     url: str | None = URL_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -127,8 +128,8 @@ def new(
         "model": model,
         "effort": effort,
         "cwd": cwd or os.getcwd(),
-        "permission_policy": policy,
         "intent": intent,
+        "allowed_commands": list(parse_commands(allowed_commands)),
     }
     s = call(url, "POST", "/api/sessions", body)
     _out(s, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}")
@@ -139,7 +140,7 @@ def list_(url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
     """List sessions."""
     rows = call(url, "GET", "/api/sessions")
     lines = [
-        f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['permission_policy']:<7} seq {s['last_seq']}"
+        f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['intent'] or '-':<7} seq {s['last_seq']}"
         for s in rows
     ]
     _out(rows, as_json, "\n".join(lines) or "no sessions")

@@ -120,6 +120,12 @@ def _paths() -> dict[str, dict[str, Any]]:
                 returns={"type": "array", "items": _ref("SessionOverview")},
             )
         },
+        "/api/adapters/{adapter_id}": {
+            "get": _op(
+                "An adapter's enforceable intents, launch options and capabilities",
+                params=("adapter_id",),
+            )
+        },
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
             "post": _op(

@@ -12,11 +12,13 @@ from ..errors import (
     AdapterNotFoundError,
     ConfigError,
     CorralError,
+    IntentRefused,
     PromptNotFoundError,
     QueueError,
     QueueFullError,
     SessionError,
     SessionNotFoundError,
+    UnsupportedOperation,
 )
 
 _encoder = msgspec.json.Encoder()
@@ -45,6 +47,18 @@ def error_response(status: int, kind: str, message: str, **detail: Any) -> Respo
 
 
 def corral_error_response(exc: CorralError) -> Response:
+    if isinstance(exc, IntentRefused):
+        body = {
+            "error": str(exc),
+            "type": type(exc).__name__,
+            "code": "intent_refused",
+            "detail": {"adapter_id": exc.adapter_id, "intent": exc.intent, "reason": exc.reason},
+        }
+        return json_response(body, 422)
+    if isinstance(exc, UnsupportedOperation):
+        return error_response(
+            422, type(exc).__name__, str(exc), adapter_id=exc.adapter_id, operation=exc.operation
+        )
     if isinstance(exc, SessionNotFoundError | AdapterNotFoundError | PromptNotFoundError):
         status = 404
     elif isinstance(exc, QueueFullError):

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..adapters.base import supported_options
 from ..sessions import SessionManager, SessionSpec, ViewState
 from ._bodies import (
     ApprovalAnswer,
@@ -56,6 +57,21 @@ def _pid(request: Request) -> str:
     return str(request.path_params["prompt_id"])
 
 
+async def show_adapter(request: Request) -> Response:
+    """What an adapter takes at launch: its enforceable intents and launch options (as data)."""
+    cls = _manager(request).resolver(str(request.path_params["adapter_id"]))
+    return json_response(
+        {
+            "id": cls.agent_id,
+            "display_name": cls.display_name,
+            "enforceable_intents": sorted(i.value for i in cls.enforceable_intents),
+            "intent_refusals": dict(cls.intent_refusals),
+            "launch_options": sorted(supported_options(cls)),
+            "capabilities": cls.capabilities(),
+        }
+    )
+
+
 async def list_sessions(request: Request) -> Response:
     return json_response(_manager(request).list_sessions())
 
@@ -68,8 +84,8 @@ async def create_session(request: Request) -> Response:
         model=body.model,
         effort=body.effort,
         cwd=body.cwd,
-        permission_policy=body.permission_policy,
         intent=body.intent,
+        allowed_commands=body.allowed_commands,
     )
     record = await _manager(request).create_session(spec, start=body.start)
     return json_response(record, 201)
@@ -185,6 +201,7 @@ S = "/api/sessions/{session_id}"
 P = "/api/prompts/{prompt_id}"
 
 ROUTES = [
+    Route("/api/adapters/{adapter_id}", show_adapter, methods=["GET"]),
     Route("/api/sessions", list_sessions, methods=["GET"]),
     Route("/api/sessions", create_session, methods=["POST"]),
     Route(S, show_session, methods=["GET"]),

@@ -8,7 +8,6 @@ delivery semantics (at-most-once, *indeterminate* after a crash, never replayed 
 from ._hub import SeqGate
 from ._manager import SessionManager
 from ._models import (
-    PermissionPolicy,
     PromptRecord,
     PromptState,
     SessionRecord,
@@ -24,7 +23,6 @@ from ._store import SessionStore
 __all__ = [
     "DEFAULT_QUEUE_LIMIT",
     "AdapterResolver",
-    "PermissionPolicy",
     "PromptQueue",
     "PromptRecord",
     "PromptState",

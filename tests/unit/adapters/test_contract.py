@@ -34,8 +34,10 @@ class Echo(BaseAdapter):
 
 
 async def test_a_compliant_adapter_works() -> None:
-    a = construct(Echo, cwd="/tmp", model="m", effort="high")
+    a = construct(Echo, cwd="/tmp")
     assert isinstance(a, Echo) and a.cwd == "/tmp"
+    with pytest.raises(UnsupportedOperation, match="'effort'"):
+        construct(Echo, cwd="/tmp", effort="high")  # never silently dropped
     info = await a.start("s1")
     assert info.capabilities.thinking and not info.capabilities.cancel
     assert info.slash_commands[:3] == ("/status", "/stop", "/model")
@@ -112,12 +114,12 @@ def test_abstract_intermediate_bases_are_allowed() -> None:
     assert contract_problems(Mid)  # Mid itself would not pass
 
 
-def test_construct_filters_by_signature_and_rejects_unknown() -> None:
+def test_construct_passes_given_options_and_rejects_unknown() -> None:
     class Kw(Echo):
         def __init__(self, **kw: object) -> None:
             self.kw = kw
 
-    assert construct(Kw, cwd="/a", model="m").kw == {"cwd": "/a", "model": "m"}  # type: ignore[attr-defined]
+    assert construct(Kw, cwd="/tmp", model="m").kw == {"cwd": "/tmp", "model": "m"}  # type: ignore[attr-defined]
     with pytest.raises(TypeError):
         construct(Echo, colour="red")
 

@@ -63,9 +63,9 @@ def tail_json(url: str, sid: str, *args: str) -> list[dict[str, Any]]:
 
 def test_sessions_cli_round_trip(service: str) -> None:
     url = service
-    s = run_json(url, "new", "scripted", "--policy", "review", "--model", "m")
+    s = run_json(url, "new", "scripted", "--model", "m")
     sid = s["id"]
-    assert s["permission_policy"] == "review"
+    assert s["intent"] is None
     assert [x["id"] for x in run_json(url, "list")] == [sid]
 
     first = run_json(url, "send", sid, "[hang] x")
@@ -108,6 +108,9 @@ def test_errors_and_exit_codes(service: str, monkeypatch: pytest.MonkeyPatch) ->
         return run_guarded(build_app())
 
     assert exit_code("show", "missing", "--url", service) == 4
+    # the scripted agent enforces no intent: refused (exit 5), nothing stored
+    assert exit_code("new", "scripted", "--intent", "review", "--url", service) == 5
+    assert exit_code("new", "scripted", "--intent", "sloppy", "--url", service) == 1
     assert exit_code("retry", "missing-prompt", "--url", service) == 4
     assert exit_code("list", "--url", "http://127.0.0.1:9") == 1  # nothing listens there
 

@@ -19,17 +19,17 @@ WAIT = 10.0
 async def test_session_lifecycle_over_rest(client: httpx.AsyncClient) -> None:
     r = await client.post(
         "/api/sessions",
-        json={
-            "adapter_id": "scripted",
-            "model": "m",
-            "permission_policy": "act-pr",
-            "intent": "fix",
-        },
+        json={"adapter_id": "scripted", "model": "m", "intent": "act-pr"},
     )
+    assert r.status_code == 422, r.text  # the scripted agent enforces no intent
+    assert r.json()["code"] == "intent_refused"
+    assert r.json()["detail"]["intent"] == "act-pr"
+    assert (await client.get("/api/sessions")).json() == []  # refused before anything is stored
+    r = await client.post("/api/sessions", json={"adapter_id": "scripted", "model": "m"})
     assert r.status_code == 201, r.text
     session = r.json()
     sid = session["id"]
-    assert session["permission_policy"] == "act-pr"
+    assert session["intent"] is None
     assert [s["id"] for s in (await client.get("/api/sessions")).json()] == [sid]
 
     hang = (await client.post(f"/api/sessions/{sid}/prompts", json={"text": "[hang]"})).json()
