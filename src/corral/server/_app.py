@@ -24,7 +24,7 @@ from .._paths import home_dir
 from .._version import __version__
 from ..errors import CorralError
 from ..sessions import DEFAULT_QUEUE_LIMIT, Resolver, SessionManager
-from . import _sessions_api, _sse
+from . import _board_api, _sessions_api, _sse
 from ._auth import BearerTokenMiddleware, is_loopback
 from ._openapi import openapi_document
 from ._responses import corral_error_response, error_response
@@ -112,6 +112,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
             msgspec.DecodeError: on_bad_body,
         },
     )
+    _board_api.mount(app)
     app.state.settings = settings
     app.state.token = token
     return app

@@ -14,6 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
+from . import _board_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -37,6 +38,7 @@ _TYPES: tuple[Any, ...] = (
     SessionStatus,
     ViewState,
     Envelope,
+    *_board_api.OPENAPI_TYPES,
 )
 
 
@@ -198,6 +200,7 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "Retry a failed or indeterminate prompt", params=pid, returns=prompt, mutating=True
             )
         },
+        **_board_api.openapi_paths(),
     }
 
 

@@ -1,0 +1,283 @@
+"""The event board's HTTP surface, mounted into the app by :func:`mount`.
+
+- ``POST /api/events``: one seed-002 v1 event, one corral envelope, or a JSON list of them (all
+  stored or none). 201 with the ids; 400 with the reason and the field path for anything invalid;
+  413 past :data:`MAX_BODY`. Emitters send ``Authorization: Bearer <token>`` (``home_dir()/token``)
+  like every other client.
+- ``GET /api/events``: stored events, ``?after=ID`` or the latest ``?limit=N``, filterable by
+  ``agent``, ``task``, ``kind``, ``session``; also returns ``last_id``.
+- ``GET /api/events/stream``: SSE. ``id:`` is the board id; resume with ``Last-Event-ID`` (or
+  ``?after=``); without either the stream starts live at the current end. A viewer that fell
+  behind gets ``event: missed`` (``{"after", "latest"}``) and then the replay of what it missed.
+- ``GET /board``, ``GET /board/board.js``: the page (static shell, no data).
+
+Sessions run by this service reach the board through a tap on the session hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..board import Board, Filter, InvalidEvent, Missed, StoredEvent
+from ..events import Envelope
+from ..events.board import BoardEvent
+from ._responses import error_response, json_response
+
+MAX_BODY = 1 << 20
+KEEPALIVE = 15.0
+WEB = Path(__file__).parent / "web"
+
+_encode = msgspec.json.Encoder().encode
+
+
+def _board(request: Request) -> Board:
+    board: Board | None = getattr(request.app.state, "board", None)
+    if board is None:
+        raise RuntimeError("the board is not running (the app's lifespan has not started)")
+    return board
+
+
+async def _read_capped(request: Request) -> bytes | None:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return bytes(body)
+
+
+async def post_events(request: Request) -> Response:
+    body = await _read_capped(request)
+    if body is None:
+        return error_response(413, "too_large", f"an events body is at most {MAX_BODY} bytes")
+    try:
+        result = _board(request).ingest(body)
+    except InvalidEvent as exc:
+        return error_response(400, "invalid_event", exc.reason, path=exc.path)
+    return json_response(result.to_json(), 201 if result.stored else 200)
+
+
+def _filter(request: Request) -> Filter:
+    q = request.query_params
+    return Filter(
+        agent=q.get("agent") or None,
+        task=q.get("task") or None,
+        kind=q.get("kind") or None,
+        session=q.get("session") or None,
+    )
+
+
+def _int(raw: str | None, default: int, *, low: int = 0, high: int = 1 << 62) -> int:
+    try:
+        return min(high, max(low, int(raw))) if raw is not None else default
+    except ValueError:
+        return default
+
+
+async def list_events(request: Request) -> Response:
+    board = _board(request)
+    wanted = _filter(request)
+    limit = _int(request.query_params.get("limit"), 500, low=1, high=5000)
+    after = request.query_params.get("after")
+    store = board.store
+    f = dict(agent=wanted.agent, task=wanted.task, kind=wanted.kind, session=wanted.session)
+    if after is not None:
+        events = store.after(_int(after, 0), limit=limit, **f)
+    else:
+        events = store.recent(limit, **f)
+    return json_response({"events": events, "last_id": store.last_id()})
+
+
+def format_frame(item: StoredEvent | Missed) -> bytes:
+    if isinstance(item, Missed):
+        payload = _encode({"after": item.after, "latest": item.latest})
+        return b"event: missed\ndata: %s\n\n" % payload
+    return b"id: %d\nevent: board\ndata: %s\n\n" % (item.id, _encode(item))
+
+
+async def stream(request: Request) -> Response:
+    board = _board(request)
+    raw = request.headers.get("last-event-id") or request.query_params.get("after")
+    after = _int(raw, board.store.last_id()) if raw is not None else board.store.last_id()
+    source = board.follow(after, _filter(request))
+    return StreamingResponse(
+        _frames(source),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _frames(source: AsyncIterator[StoredEvent | Missed]) -> AsyncIterator[bytes]:
+    # The follower is drained by its own task so a keepalive timeout never cancels it mid-read.
+    inbox: asyncio.Queue[StoredEvent | Missed | None] = asyncio.Queue(1)
+
+    async def pump() -> None:
+        try:
+            async for item in source:
+                await inbox.put(item)
+        finally:
+            await inbox.put(None)
+
+    task = asyncio.create_task(pump())
+    try:
+        yield b"retry: 2000\n: corral board stream\n\n"
+        while True:
+            try:
+                item = await asyncio.wait_for(inbox.get(), KEEPALIVE)
+            except TimeoutError:
+                yield b": keepalive\n\n"
+                continue
+            if item is None:
+                return
+            yield format_frame(item)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def page(request: Request) -> Response:
+    return FileResponse(WEB / "board.html", media_type="text/html; charset=utf-8")
+
+
+async def script(request: Request) -> Response:
+    return FileResponse(WEB / "board.js", media_type="text/javascript; charset=utf-8")
+
+
+ROUTES = [
+    Route("/api/events", post_events, methods=["POST"]),
+    Route("/api/events", list_events, methods=["GET"]),
+    Route("/api/events/stream", stream, methods=["GET"]),
+    Route("/board", page, methods=["GET"]),
+    Route("/board/board.js", script, methods=["GET"]),
+]
+
+
+def _session_tap(board: Board, manager: Any) -> Callable[[Envelope], None]:
+    adapters: dict[str, str | None] = {}
+
+    def tap(envelope: Envelope) -> None:
+        sid = envelope.session_id
+        if sid not in adapters:
+            try:
+                adapters[sid] = manager.get_session(sid).adapter_id
+            except Exception:  # an unknown session still shows, unnamed
+                adapters[sid] = None
+        board.tap(envelope, agent=adapters[sid])
+
+    return tap
+
+
+def mount(app: Starlette) -> None:
+    """Add the board's routes and run a :class:`Board` for the app's lifetime."""
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(the_app: Starlette) -> AsyncIterator[Any]:
+        async with inner(the_app) as state:
+            board = Board(the_app.state.settings.db_path)
+            the_app.state.board = board
+            manager: Any = getattr(the_app.state, "manager", None)
+            tap = _session_tap(board, manager) if manager is not None else None
+            if tap is not None:
+                manager.hub.taps.append(tap)
+            try:
+                yield state
+            finally:
+                if tap is not None:
+                    with contextlib.suppress(ValueError):
+                        manager.hub.taps.remove(tap)
+                board.close()
+
+    app.router.lifespan_context = lifespan
+    app.router.routes.extend(ROUTES)
+
+
+OPENAPI_TYPES: tuple[Any, ...] = (BoardEvent, StoredEvent)
+
+
+def openapi_paths() -> dict[str, dict[str, Any]]:
+    """The board's entries of the OpenAPI document (the test checks them against ROUTES)."""
+    ref = {"$ref": "#/components/schemas/StoredEvent"}
+    err = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+    filters = [
+        {"name": n, "in": "query", "required": False, "schema": {"type": "string"}}
+        for n in ("agent", "task", "kind", "session")
+    ]
+    after = {"name": "after", "in": "query", "required": False, "schema": {"type": "integer"}}
+    limit = {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer"}}
+    listing = {
+        "type": "object",
+        "properties": {"events": {"type": "array", "items": ref}, "last_id": {"type": "integer"}},
+    }
+    result = {
+        "type": "object",
+        "properties": {
+            "ids": {"type": "array", "items": {"type": "integer"}},
+            "stored": {"type": "integer"},
+            "skipped": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    body_schema = {
+        "oneOf": [
+            {"$ref": "#/components/schemas/BoardEvent"},
+            {"$ref": "#/components/schemas/Envelope"},
+            {"type": "array", "items": {"type": "object"}},
+        ]
+    }
+    return {
+        "/api/events": {
+            "post": {
+                "summary": "Ingest board events (schema v1, corral envelopes, or a list of them)",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": body_schema}},
+                },
+                "responses": {
+                    "201": {
+                        "description": "Stored",
+                        "content": {"application/json": {"schema": result}},
+                    },
+                    "default": {"description": "An error (400 names the field)", **err},
+                },
+                "security": [{}, {"bearer": []}],
+            },
+            "get": {
+                "summary": "Stored board events: the latest, or after an id; filterable",
+                "parameters": [after, limit, *filters],
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "content": {"application/json": {"schema": listing}},
+                    },
+                    "default": {"description": "An error", **err},
+                },
+            },
+        },
+        "/api/events/stream": {
+            "get": {
+                "summary": "Server-sent board events: resume after Last-Event-ID or ?after=",
+                "parameters": [after, *filters],
+                "responses": {
+                    "200": {
+                        "description": "text/event-stream; id = board id; event board|missed",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    }
+                },
+            }
+        },
+    }
