@@ -1,0 +1,250 @@
+"""The live-session emitter ``corral wire`` installs: one hook call in, one v1 board event out.
+
+Run as a script by an agent's hook (stdlib only, so it starts fast and needs no corral import)::
+
+    python3 emit.py claude --url http://127.0.0.1:8765 --token-file ~/.config/corral/token
+
+It reads the hook's JSON from stdin, classifies it into a seed-002 v1 kind, and POSTs it with the
+``BOARD_AGENT_ID`` / ``BOARD_TASK`` environment forwarded (``BOARD_PORT`` overrides the URL's
+port, ``BOARD_URL`` the whole URL). It never blocks or slows the agent: the hook process forks, the
+parent exits at once with status 0 and no output, and the detached child makes one POST with a
+short timeout and no retry; a board that is down costs the agent nothing.
+
+Agents: ``claude`` and ``qwen`` (PreToolUse / PostToolUse / PostToolUseFailure / Stop /
+SessionStart / SessionEnd / SubagentStop), ``gemini`` (BeforeTool / AfterTool / AfterAgent /
+SessionStart / SessionEnd) and ``codex`` (its Claude-style hooks.json events).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import urllib.request
+from typing import Any
+
+TIMEOUT = 0.5
+"""Seconds the detached child waits for the board, once."""
+
+_TEST_CMD = re.compile(
+    r"^\s*(pytest|python3? -m (pytest|unittest)|npm (run )?test|yarn test|pnpm test|go test|"
+    r"cargo test|make test|tox|nox|jest|vitest|mvn test|gradle test)\b"
+)
+_CHECK_CMD = re.compile(r"^\s*(ruff|mypy|pyright|eslint|tsc|flake8|black --check|cargo clippy)\b")
+_GIT_CMD = re.compile(r"^\s*(git|gh)\s")
+
+TOOL_KINDS: dict[str, str] = {
+    # Claude Code
+    "Edit": "edit", "MultiEdit": "edit", "Write": "edit", "NotebookEdit": "edit",
+    "Read": "read", "Grep": "search", "Glob": "search", "LS": "search",
+    "Bash": "command", "BashOutput": "command", "KillShell": "command",
+    "WebFetch": "web", "WebSearch": "web", "Task": "subagent", "Agent": "subagent",
+    "TodoWrite": "plan", "ExitPlanMode": "plan",
+    # Gemini CLI / Qwen Code
+    "write_file": "edit", "replace": "edit", "edit": "edit",
+    "read_file": "read", "read_many_files": "read",
+    "glob": "search", "grep_search": "search", "search_file_content": "search",
+    "list_directory": "search",
+    "run_shell_command": "command",
+    "web_fetch": "web", "google_web_search": "web",
+    "write_todos": "plan", "todo_write": "plan",
+    "agent": "subagent", "invoke_agent": "subagent",
+    # Codex
+    "shell": "command", "exec_command": "command", "apply_patch": "edit", "web_search": "web",
+    "update_plan": "plan",
+}  # fmt: skip
+
+_START = {"PreToolUse", "BeforeTool"}
+_END = {"PostToolUse", "AfterTool"}
+_FAILED = {"PostToolUseFailure"}
+
+
+def command_kind(cmd: str) -> str:
+    if _GIT_CMD.match(cmd):
+        return "git"
+    if _TEST_CMD.match(cmd):
+        return "test"
+    if _CHECK_CMD.match(cmd):
+        return "check"
+    return "command"
+
+
+def _text(value: Any, cap: int) -> str | None:
+    if isinstance(value, str) and value:
+        return value[:cap]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return " ".join(value)[:cap]
+    return None
+
+
+def _tool_fields(tool: str, args: Any) -> tuple[str, str | None, str | None]:
+    """(kind, file, cmd) of one tool call."""
+    args = args if isinstance(args, dict) else {}
+    kind = TOOL_KINDS.get(tool, "other")
+    if tool.startswith("mcp__"):
+        kind = "other"
+    cmd = _text(args.get("command") or args.get("cmd"), 2000)
+    file = _text(
+        args.get("file_path") or args.get("filePath") or args.get("path")
+        or args.get("absolute_path") or args.get("notebook_path"),
+        1000,
+    )  # fmt: skip
+    if kind == "command" and cmd:
+        kind = command_kind(cmd)
+    return kind, file, cmd
+
+
+def _summary(tool: str, file: str | None, cmd: str | None, args: Any) -> str:
+    if cmd:
+        return f"{tool}: {cmd}"[:300]
+    if file:
+        return f"{tool} {file}"[:300]
+    if isinstance(args, dict):
+        for key in ("pattern", "url", "query", "description", "prompt"):
+            if isinstance(args.get(key), str) and args[key]:
+                return f"{tool}: {args[key]}"[:300]
+    return tool or "tool"
+
+
+def _failed(response: Any) -> bool:
+    if isinstance(response, dict):
+        if response.get("is_error") is True or response.get("interrupted") is True:
+            return True
+        if response.get("success") is False or response.get("error"):
+            return True
+        code = response.get("exit_code", response.get("exitCode"))
+        return isinstance(code, int) and code != 0
+    return False
+
+
+def classify(agent: str, hook: dict[str, Any]) -> dict[str, Any] | None:
+    """The v1 event of one hook call (``None`` when the call is not board material)."""
+    name = str(hook.get("hook_event_name") or hook.get("hookEventName") or "")
+    session = str(hook.get("session_id") or hook.get("sessionId") or "unknown")[:200]
+    event: dict[str, Any]
+    if name == "SessionStart":
+        event = {"kind": "session", "summary": f"{agent} session started"}
+        source = hook.get("source")
+        if isinstance(source, str) and source:
+            event["detail"] = source
+    elif name == "SessionEnd":
+        event = {"kind": "end", "summary": f"{agent} session ended"}
+        reason = hook.get("reason")
+        if isinstance(reason, str) and reason:
+            event["detail"] = reason
+    elif name in ("Stop", "AfterAgent"):
+        event = {"kind": "idle", "summary": "finished responding"}
+    elif name == "SubagentStop":
+        event = {"kind": "subagent", "summary": "subagent finished"}
+    elif name in _START | _END | _FAILED:
+        tool = str(hook.get("tool_name") or hook.get("toolName") or "tool")[:200]
+        args = hook.get("tool_input", hook.get("toolInput"))
+        kind, file, cmd = _tool_fields(tool, args)
+        event = {"kind": kind, "summary": _summary(tool, file, cmd, args)}
+        if file:
+            event["file"] = file
+        if cmd:
+            event["cmd"] = cmd
+        if name in _START:
+            event["running"] = True
+        else:
+            response = hook.get("tool_response", hook.get("toolResponse"))
+            failed = name in _FAILED or _failed(response)
+            event["ok"] = not failed
+            error = hook.get("error")
+            if isinstance(error, str) and error:
+                event["detail"] = error[:2000]
+    else:
+        return None
+    event = {"v": 1, "session": session, **event}
+    for key, env in (("agent", "BOARD_AGENT_ID"), ("task", "BOARD_TASK")):
+        value = os.environ.get(env)
+        if value:
+            event[key] = value[:200]
+    return event
+
+
+def board_url(default: str) -> str:
+    if os.environ.get("BOARD_URL"):
+        return os.environ["BOARD_URL"].rstrip("/")
+    port = os.environ.get("BOARD_PORT", "")
+    if port.isdigit():
+        return f"http://127.0.0.1:{port}"
+    return default.rstrip("/")
+
+
+def read_token(token_file: str | None) -> str | None:
+    if os.environ.get("CORRAL_TOKEN"):
+        return os.environ["CORRAL_TOKEN"]
+    if not token_file:
+        return None
+    try:
+        with open(os.path.expanduser(token_file), encoding="utf-8") as fh:
+            return fh.read().strip() or None
+    except OSError:
+        return None
+
+
+def post(url: str, event: dict[str, Any], token: str | None, timeout: float = TIMEOUT) -> None:
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(
+        f"{url}/api/events", data=json.dumps(event).encode(), headers=headers, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            response.read()
+    except Exception:  # fire and forget: the board being down is not an error
+        pass
+
+
+def _detach() -> bool:
+    """Fork; the parent returns ``False`` (and exits), the detached child ``True``."""
+    if not hasattr(os, "fork"):
+        return True
+    if os.fork() > 0:
+        return False
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    return True
+
+
+def _args(argv: list[str]) -> tuple[str, str, str | None, bool]:
+    agent, url, token_file, foreground = "claude", "http://127.0.0.1:8765", None, False
+    rest = list(argv)
+    if rest and not rest[0].startswith("-"):
+        agent = rest.pop(0)
+    while rest:
+        flag = rest.pop(0)
+        if flag == "--url" and rest:
+            url = rest.pop(0)
+        elif flag == "--token-file" and rest:
+            token_file = rest.pop(0)
+        elif flag == "--foreground":
+            foreground = True
+    return agent, url, token_file, foreground
+
+
+def main(argv: list[str] | None = None) -> int:
+    agent, url, token_file, foreground = _args(sys.argv[1:] if argv is None else argv)
+    try:
+        hook = json.loads(sys.stdin.buffer.read(1 << 20) or b"{}")
+    except (ValueError, OSError):
+        return 0
+    event = classify(agent, hook) if isinstance(hook, dict) else None
+    if event is None:
+        return 0
+    if not foreground and not _detach():
+        return 0
+    post(board_url(url), event, read_token(token_file))
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)
