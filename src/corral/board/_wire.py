@@ -172,6 +172,8 @@ def plugin_source(*, url: str, token_file: Path) -> bytes:
     text = PLUGIN_TEMPLATE.read_text(encoding="utf-8")
     text = text.replace("__CORRAL_BOARD_URL__", json.dumps(url.rstrip("/")))
     text = text.replace("__CORRAL_TOKEN_FILE__", json.dumps(str(token_file)))
+    text = text.replace("__CORRAL_PYTHON__", json.dumps(sys.executable))
+    text = text.replace("__CORRAL_EMITTER__", json.dumps(str(EMITTER)))
     return text.encode()
 
 

@@ -10,6 +10,10 @@ port, ``BOARD_URL`` the whole URL). It never blocks or slows the agent: the hook
 parent exits at once with status 0 and no output, and the detached child makes one POST with a
 short timeout and no retry; a board that is down costs the agent nothing.
 
+``emit.py watch --pid P --session S --name opencode`` (started detached by the opencode plugin)
+posts the session's ``end`` once process ``P`` is gone: opencode tells its plugins nothing when
+it exits.
+
 Agents: ``claude`` and ``qwen`` (PreToolUse / PostToolUse / PostToolUseFailure / Stop /
 SessionStart / SessionEnd / SubagentStop), ``gemini`` (BeforeTool / AfterTool / AfterAgent /
 SessionStart / SessionEnd) and ``codex`` (its Claude-style hooks.json events).
@@ -21,6 +25,7 @@ import json
 import os
 import re
 import sys
+import time
 import urllib.request
 from typing import Any
 
@@ -213,24 +218,60 @@ def _detach() -> bool:
     return True
 
 
-def _args(argv: list[str]) -> tuple[str, str, str | None, bool]:
-    agent, url, token_file, foreground = "claude", "http://127.0.0.1:8765", None, False
+WATCH_POLL = 0.5
+WATCH_LIMIT = 24 * 3600.0
+"""A watcher gives up after a day: an end that late is not worth a process."""
+
+
+def _args(argv: list[str]) -> tuple[str, dict[str, str]]:
+    """``(agent or "watch", options)``; unknown flags (such as ``--tag``) are ignored."""
+    agent, options = "claude", {"url": "http://127.0.0.1:8765"}
     rest = list(argv)
     if rest and not rest[0].startswith("-"):
         agent = rest.pop(0)
     while rest:
         flag = rest.pop(0)
-        if flag == "--url" and rest:
-            url = rest.pop(0)
-        elif flag == "--token-file" and rest:
-            token_file = rest.pop(0)
-        elif flag == "--foreground":
-            foreground = True
-    return agent, url, token_file, foreground
+        if flag == "--foreground":
+            options["foreground"] = "1"
+        elif flag.startswith("--") and rest and not rest[0].startswith("--"):
+            options[flag[2:]] = rest.pop(0)
+    return agent, options
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def watch(pid: int, event: dict[str, Any], url: str, token_file: str | None) -> None:
+    """Wait (polling, bounded) for ``pid`` to end, then post ``event``."""
+    deadline = time.monotonic() + WATCH_LIMIT
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(WATCH_POLL)
+    post(board_url(url), event, read_token(token_file))
 
 
 def main(argv: list[str] | None = None) -> int:
-    agent, url, token_file, foreground = _args(sys.argv[1:] if argv is None else argv)
+    agent, options = _args(sys.argv[1:] if argv is None else argv)
+    url, token_file = options["url"], options.get("token-file")
+    if agent == "watch":
+        pid = options.get("pid", "")
+        if not pid.isdigit():
+            return 0
+        name = options.get("name", "agent")[:50]
+        session = options.get("session", "unknown")[:200]
+        end = {"v": 1, "session": session, "kind": "end", "summary": f"{name} session ended"}
+        for key, env in (("agent", "BOARD_AGENT_ID"), ("task", "BOARD_TASK")):
+            if os.environ.get(env):
+                end[key] = os.environ[env][:200]
+        watch(int(pid), end, url, token_file)
+        return 0
+    foreground = "foreground" in options
     try:
         hook = json.loads(sys.stdin.buffer.read(1 << 20) or b"{}")
     except (ValueError, OSError):

@@ -2,10 +2,13 @@
 // Tool hooks and the event bus become seed-002 v1 board events, POSTed fire-and-forget with a
 // short timeout: a board that is down never slows or breaks the session. BOARD_AGENT_ID and
 // BOARD_TASK are forwarded; BOARD_URL / BOARD_PORT override the board address baked in here.
+import { spawn } from "node:child_process"
 import fs from "node:fs"
 
 const DEFAULT_URL = __CORRAL_BOARD_URL__
 const TOKEN_FILE = __CORRAL_TOKEN_FILE__
+const PYTHON = __CORRAL_PYTHON__
+const EMITTER = __CORRAL_EMITTER__
 const TIMEOUT_MS = 500
 
 const KINDS = {
@@ -59,10 +62,21 @@ export const CorralBoard = async () => {
     }).then((r) => r.arrayBuffer()).catch(() => {})
   }
 
+  // opencode ends without telling its plugins (no event, no exit hook reaches them), so a
+  // detached watcher reports the session's end when this process is gone.
+  const watch = (id) => {
+    try {
+      const args = [EMITTER, "watch", "--pid", String(process.pid), "--session", String(id),
+        "--name", "opencode", "--url", url, "--token-file", TOKEN_FILE]
+      spawn(PYTHON, args, { detached: true, stdio: "ignore" }).unref()
+    } catch {}
+  }
+
   const announce = (id) => {
     if (!id || seen.has(id)) return
     seen.add(id)
     post(id, { kind: "session", summary: "opencode session started" })
+    watch(id)
   }
 
   return {
