@@ -1,12 +1,13 @@
 """The board: validated ingestion → SQLite → fan-out to viewers. One per ``corral serve`` app.
 
-Ingestion is synchronous and short (validate, one transaction, ``put_nowait`` to each viewer), so
-a POST is answered once its events are stored and handed to the viewers' queues; no viewer can
-make it wait. Session envelopes from the service's own sessions enter through :meth:`tap`.
+Ingestion is short (validate, one transaction, ``put_nowait`` to each viewer), so a POST is
+answered once its events are stored and handed to the viewers' queues; no viewer can make it wait.
+POSTs that arrive in the same event-loop turn share one transaction (group commit). Session envelopes from the service's own sessions enter through :meth:`tap`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ class Board:
         self.fanout = Fanout()
         self.ingestor = Ingestor()
         self.tap_failures = 0
+        self._pending: list[
+            tuple[list[tuple[BoardEvent, str]], asyncio.Future[list[StoredEvent]]]
+        ] = []
 
     def close(self) -> None:
         self.fanout.close()
@@ -46,6 +50,39 @@ class Board:
 
     def ingest(self, body: bytes) -> IngestResult:
         """Validate a POST body (one event or a list) and store it all, or refuse it all."""
+        batch, skipped = self._validate(body)
+        return IngestResult(self._commit(batch), skipped)
+
+    async def ingest_grouped(self, body: bytes) -> IngestResult:
+        """:meth:`ingest`, sharing one transaction with the POSTs that arrive in the same loop
+        turn (group commit): validation errors are raised at once, storage errors to every
+        request of the group. Answered once its events are stored and handed to the viewers."""
+        batch, skipped = self._validate(body)
+        if not batch:
+            return IngestResult([], skipped)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[StoredEvent]] = loop.create_future()
+        self._pending.append((batch, future))
+        if len(self._pending) == 1:
+            loop.call_soon(self._flush)
+        return IngestResult(await future, skipped)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        try:
+            records = self._commit([item for batch, _ in pending for item in batch])
+        except Exception as exc:
+            for _, future in pending:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        start = 0
+        for batch, future in pending:
+            if not future.done():
+                future.set_result(records[start : start + len(batch)])
+            start += len(batch)
+
+    def _validate(self, body: bytes) -> tuple[list[tuple[BoardEvent, str]], list[str]]:
         items = parse_body(body)
         batch: list[tuple[BoardEvent, str]] = []
         skipped: list[str] = []
@@ -62,7 +99,7 @@ class Board:
                 batch.append((self.ingestor.validate(raw, path), "v1"))
             else:
                 raise InvalidEvent("neither a v1 event (no 'v') nor a corral envelope", path)
-        return IngestResult(self._commit(batch), skipped)
+        return batch, skipped
 
     def tap(self, envelope: Envelope, *, agent: str | None = None) -> None:
         """A session envelope of this service, projected onto the board (never raises)."""

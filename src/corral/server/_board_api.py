@@ -65,7 +65,7 @@ async def post_events(request: Request) -> Response:
     if body is None:
         return error_response(413, "too_large", f"an events body is at most {MAX_BODY} bytes")
     try:
-        result = _board(request).ingest(body)
+        result = await _board(request).ingest_grouped(body)
     except InvalidEvent as exc:
         return error_response(400, "invalid_event", exc.reason, path=exc.path)
     return json_response(result.to_json(), 201 if result.stored else 200)
@@ -121,9 +121,13 @@ async def stream(request: Request) -> Response:
     )
 
 
+FRAME_BATCH = 256
+"""Frames a viewer's stream writes at once when it has fallen behind: fewer, larger writes."""
+
+
 async def _frames(source: AsyncIterator[StoredEvent | Missed]) -> AsyncIterator[bytes]:
     # The follower is drained by its own task so a keepalive timeout never cancels it mid-read.
-    inbox: asyncio.Queue[StoredEvent | Missed | None] = asyncio.Queue(1)
+    inbox: asyncio.Queue[StoredEvent | Missed | None] = asyncio.Queue(FRAME_BATCH)
 
     async def pump() -> None:
         try:
@@ -141,9 +145,16 @@ async def _frames(source: AsyncIterator[StoredEvent | Missed]) -> AsyncIterator[
             except TimeoutError:
                 yield b": keepalive\n\n"
                 continue
+            frames = []
+            while item is not None:
+                frames.append(format_frame(item))
+                if inbox.empty() or len(frames) >= FRAME_BATCH:
+                    break
+                item = inbox.get_nowait()
+            if frames:
+                yield b"".join(frames)
             if item is None:
                 return
-            yield format_frame(item)
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
