@@ -93,15 +93,33 @@ class Fanout:
         self, after: int, wanted: Filter, backlog: Backlog, latest: Callable[[], int]
     ) -> AsyncIterator[StoredEvent | Missed]:
         """Stored events after ``after`` (matching ``wanted``), then live ones, until closed."""
+        async for batch in self.follow_batches(after, wanted, backlog, latest):
+            if isinstance(batch, list):
+                for event in batch:
+                    yield event
+            elif isinstance(batch, Missed):
+                yield batch
+
+    async def follow_batches(
+        self,
+        after: int,
+        wanted: Filter,
+        backlog: Backlog,
+        latest: Callable[[], int],
+        *,
+        keepalive: float | None = None,
+        batch: int = 256,
+    ) -> AsyncIterator[list[StoredEvent] | Missed | None]:
+        """:meth:`follow` in batches: everything a viewer has queued comes as one list (one write
+        for the stream). ``None`` is yielded after ``keepalive`` seconds of silence."""
         viewer = _Viewer(wanted)
         self._viewers.add(viewer)
         last = after
         try:
             # Registered before reading the store, so nothing falls between the two.
             while chunk := backlog(last, wanted):
-                for event in chunk:
-                    yield event
-                    last = event.id
+                yield chunk
+                last = chunk[-1].id
             if viewer.lagging:
                 # It filled up during the replay, which already read everything it held.
                 _drain(viewer.queue)
@@ -113,16 +131,32 @@ class Fanout:
                     _drain(viewer.queue)
                     viewer.lagging = False
                     while chunk := backlog(last, wanted):
-                        for event in chunk:
-                            yield event
-                            last = event.id
+                        yield chunk
+                        last = chunk[-1].id
                     continue
-                item = await viewer.queue.get()
-                if item is None:
-                    return
-                if item.id > last:
-                    last = item.id
-                    yield item
+                if viewer.queue.empty():
+                    try:
+                        # Cancelling Queue.get loses nothing: an item is taken only on success.
+                        first = await asyncio.wait_for(viewer.queue.get(), keepalive)
+                    except TimeoutError:
+                        yield None
+                        continue
+                else:
+                    first = viewer.queue.get_nowait()
+                items = [first]
+                while len(items) < batch and not viewer.queue.empty():
+                    items.append(viewer.queue.get_nowait())
+                fresh: list[StoredEvent] = []
+                for item in items:
+                    if item is None:
+                        if fresh:
+                            yield fresh
+                        return
+                    if item.id > last:
+                        last = item.id
+                        fresh.append(item)
+                if fresh:
+                    yield fresh
         finally:
             self._viewers.discard(viewer)
 

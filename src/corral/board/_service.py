@@ -121,6 +121,13 @@ class Board:
     def follow(self, after: int, wanted: Filter) -> AsyncIterator[StoredEvent | Missed]:
         return self.fanout.follow(after, wanted, self._backlog, self.store.last_id)
 
+    def follow_batches(
+        self, after: int, wanted: Filter, *, keepalive: float | None = None
+    ) -> AsyncIterator[list[StoredEvent] | Missed | None]:
+        return self.fanout.follow_batches(
+            after, wanted, self._backlog, self.store.last_id, keepalive=keepalive
+        )
+
     def _backlog(self, after: int, wanted: Filter) -> list[StoredEvent]:
         return self.store.after(
             after,

@@ -16,7 +16,6 @@ Sessions run by this service reach the board through a tap on the session hub.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -113,7 +112,7 @@ async def stream(request: Request) -> Response:
     board = _board(request)
     raw = request.headers.get("last-event-id") or request.query_params.get("after")
     after = _int(raw, board.store.last_id()) if raw is not None else board.store.last_id()
-    source = board.follow(after, _filter(request))
+    source = board.follow_batches(after, _filter(request), keepalive=KEEPALIVE)
     return StreamingResponse(
         _frames(source),
         media_type="text/event-stream",
@@ -121,44 +120,18 @@ async def stream(request: Request) -> Response:
     )
 
 
-FRAME_BATCH = 256
-"""Frames a viewer's stream writes at once when it has fallen behind: fewer, larger writes."""
-
-
-async def _frames(source: AsyncIterator[StoredEvent | Missed]) -> AsyncIterator[bytes]:
-    # The follower is drained by its own task so a keepalive timeout never cancels it mid-read.
-    inbox: asyncio.Queue[StoredEvent | Missed | None] = asyncio.Queue(FRAME_BATCH)
-
-    async def pump() -> None:
-        try:
-            async for item in source:
-                await inbox.put(item)
-        finally:
-            await inbox.put(None)
-
-    task = asyncio.create_task(pump())
-    try:
-        yield b"retry: 2000\n: corral board stream\n\n"
-        while True:
-            try:
-                item = await asyncio.wait_for(inbox.get(), KEEPALIVE)
-            except TimeoutError:
-                yield b": keepalive\n\n"
-                continue
-            frames = []
-            while item is not None:
-                frames.append(format_frame(item))
-                if inbox.empty() or len(frames) >= FRAME_BATCH:
-                    break
-                item = inbox.get_nowait()
-            if frames:
-                yield b"".join(frames)
-            if item is None:
-                return
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+async def _frames(
+    source: AsyncIterator[list[StoredEvent] | Missed | None],
+) -> AsyncIterator[bytes]:
+    # Everything a viewer has queued goes out as one write; None is the keepalive tick.
+    yield b"retry: 2000\n: corral board stream\n\n"
+    async for item in source:
+        if item is None:
+            yield b": keepalive\n\n"
+        elif isinstance(item, Missed):
+            yield format_frame(item)
+        else:
+            yield b"".join(format_frame(event) for event in item)
 
 
 async def page(request: Request) -> Response:
