@@ -70,17 +70,21 @@ class Board:
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
         try:
-            records = self._commit([item for batch, _ in pending for item in batch])
+            records = self.store.append([item for batch, _ in pending for item in batch])
         except Exception as exc:
             for _, future in pending:
                 if not future.done():
                     future.set_exception(exc)
             return
+        # Answers are scheduled before the viewers' wake-ups, so a POST is not answered after
+        # every viewer's write; both happen only once the events are stored and queued.
         start = 0
         for batch, future in pending:
             if not future.done():
                 future.set_result(records[start : start + len(batch)])
             start += len(batch)
+        for record in records:
+            self.fanout.publish(record)
 
     def _validate(self, body: bytes) -> tuple[list[tuple[BoardEvent, str]], list[str]]:
         items = parse_body(body)

@@ -70,3 +70,23 @@ async def test_a_filtered_follow_replays_only_matching(tmp_path: Path) -> None:
         board.fanout.close()
     finally:
         board.close()
+
+
+async def test_concurrent_posts_share_a_transaction_and_keep_their_own_ids(tmp_path: Path) -> None:
+    board = Board(tmp_path / "b.db")
+    try:
+        bodies = [
+            json.dumps({"v": 1, "session": "s", "kind": "edit", "summary": f"e{i}"}).encode()
+            for i in range(20)
+        ]
+        bodies[7] = b'{"v": 1, "session": "s", "kind": "nope", "summary": "x"}'
+        results = await asyncio.gather(
+            *(board.ingest_grouped(b) for b in bodies), return_exceptions=True
+        )
+        assert [type(r).__name__ for r in results].count("InvalidEvent") == 1
+        stored = [r.stored[0] for r in results if not isinstance(r, BaseException)]
+        assert [e.summary for e in stored] == [f"e{i}" for i in range(20) if i != 7]
+        assert [e.id for e in stored] == list(range(1, 20))
+        assert [e.id for e in board.store.after(0)] == list(range(1, 20))
+    finally:
+        board.close()
