@@ -109,9 +109,11 @@ class Fanout:
         *,
         keepalive: float | None = None,
         batch: int = 256,
+        coalesce: float = 0.0,
     ) -> AsyncIterator[list[StoredEvent] | Missed | None]:
         """:meth:`follow` in batches: everything a viewer has queued comes as one list (one write
-        for the stream). ``None`` is yielded after ``keepalive`` seconds of silence."""
+        for the stream). ``None`` is yielded after ``keepalive`` seconds of silence; ``coalesce``
+        seconds after an event, the ones that arrived meanwhile join its batch."""
         viewer = _Viewer(wanted)
         self._viewers.add(viewer)
         last = after
@@ -143,6 +145,9 @@ class Fanout:
                         continue
                 else:
                     first = viewer.queue.get_nowait()
+                if coalesce and viewer.queue.empty():
+                    # A moment for the events right behind this one, so they share its write.
+                    await asyncio.sleep(coalesce)
                 items = [first]
                 while len(items) < batch and not viewer.queue.empty():
                     items.append(viewer.queue.get_nowait())

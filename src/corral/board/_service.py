@@ -126,10 +126,10 @@ class Board:
         return self.fanout.follow(after, wanted, self._backlog, self.store.last_id)
 
     def follow_batches(
-        self, after: int, wanted: Filter, *, keepalive: float | None = None
+        self, after: int, wanted: Filter, *, keepalive: float | None = None, coalesce: float = 0.0
     ) -> AsyncIterator[list[StoredEvent] | Missed | None]:
         return self.fanout.follow_batches(
-            after, wanted, self._backlog, self.store.last_id, keepalive=keepalive
+            after, wanted, self._backlog, self.store.last_id, keepalive=keepalive, coalesce=coalesce
         )
 
     def _backlog(self, after: int, wanted: Filter) -> list[StoredEvent]:

@@ -35,6 +35,8 @@ from ._responses import error_response, json_response
 
 MAX_BODY = 1 << 20
 KEEPALIVE = 15.0
+COALESCE = 0.002
+"""Seconds a viewer's stream waits after an event for the ones right behind it (one write)."""
 WEB = Path(__file__).parent / "web"
 
 _encode = msgspec.json.Encoder().encode
@@ -112,7 +114,7 @@ async def stream(request: Request) -> Response:
     board = _board(request)
     raw = request.headers.get("last-event-id") or request.query_params.get("after")
     after = _int(raw, board.store.last_id()) if raw is not None else board.store.last_id()
-    source = board.follow_batches(after, _filter(request), keepalive=KEEPALIVE)
+    source = board.follow_batches(after, _filter(request), keepalive=KEEPALIVE, coalesce=COALESCE)
     return StreamingResponse(
         _frames(source),
         media_type="text/event-stream",
