@@ -72,8 +72,8 @@ UNOBSERVABLE = {
 """Agents whose interactive sessions cannot be observed: ``wire`` says so and changes nothing."""
 
 NOTES = {
-    "codex": "codex runs project hooks only once you trust them (codex asks on first use)",
-    "gemini": "gemini runs project hooks in trusted folders with hooksConfig.enabled (the default)",
+    "codex": "unverified: codex 0.171 fired no project hook in our check; trust the project in codex",
+    "gemini": "unverified: gemini 0.61 fired no project hook in our check; trust the folder",
 }
 
 
@@ -106,7 +106,9 @@ def canonical(agent: str) -> str:
 def emitter_command(agent: str, *, url: str, token_file: Path) -> str:
     argv = [sys.executable, str(EMITTER), agent, "--url", url]
     argv += ["--token-file", str(token_file), "--tag", TAG]
-    return " ".join(shlex.quote(a) for a in argv)
+    # The trailing redirection is load-bearing: Qwen Code 0.15.10 runs no hook command without
+    # a shell operator in it (checked by hand); every hook runner here uses a shell.
+    return " ".join(shlex.quote(a) for a in argv) + " 2>/dev/null"
 
 
 def _read(path: Path) -> bytes | None:
@@ -156,12 +158,19 @@ def merge_hooks(
     return out
 
 
+QWEN_SETTINGS_VERSION = 4
+"""Qwen Code 0.15.10 rewrites a project settings file without ``$version`` (adding it, keeping a
+``.orig``); writing it ourselves keeps the file as wire left it, so unwire can restore it."""
+
+
 def _json_edit(
-    path: Path, events: dict[str, str | None], command: str, *, outer: bool = True
+    path: Path, events: dict[str, str | None], command: str, *, extra: dict[str, Any] | None = None
 ) -> FileEdit:
     before = _read(path)
     settings = _load_object(path, before)
     merged = merge_hooks(settings, events, command)
+    for key, value in (extra or {}).items():
+        merged.setdefault(key, value)
     after = (json.dumps(merged, indent=2) + "\n").encode()
     if before is not None and _load_object(path, before) == merged:
         after = before  # already wired: keep the bytes as they are
@@ -199,7 +208,12 @@ def plan(
     if name == "claude":
         edit = _json_edit(root / ".claude" / "settings.json", _CLAUDE_EVENTS, command)
     elif name == "qwen":
-        edit = _json_edit(root / ".qwen" / "settings.json", _CLAUDE_EVENTS, command)
+        edit = _json_edit(
+            root / ".qwen" / "settings.json",
+            _CLAUDE_EVENTS,
+            command,
+            extra={"$version": QWEN_SETTINGS_VERSION},
+        )
     elif name == "gemini":
         edit = _json_edit(root / ".gemini" / "settings.json", _GEMINI_EVENTS, command)
     elif name == "codex":

@@ -8,7 +8,7 @@ It reads the hook's JSON from stdin, classifies it into a seed-002 v1 kind, and 
 ``BOARD_AGENT_ID`` / ``BOARD_TASK`` environment forwarded (``BOARD_PORT`` overrides the URL's
 port, ``BOARD_URL`` the whole URL). It never blocks or slows the agent: the hook process forks, the
 parent exits at once with status 0 and no output, and the detached child makes one POST with a
-short timeout and no retry; a board that is down costs the agent nothing.
+2 s timeout and no retry; a board that is down costs the agent nothing.
 
 ``emit.py watch --pid P --session S --name opencode`` (started detached by the opencode plugin)
 posts the session's ``end`` once process ``P`` is gone: opencode tells its plugins nothing when
@@ -21,16 +21,20 @@ SessionStart / SessionEnd) and ``codex`` (its Claude-style hooks.json events).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import select
 import sys
 import time
 import urllib.request
 from typing import Any
 
-TIMEOUT = 0.5
-"""Seconds the detached child waits for the board, once."""
+TIMEOUT = 2.0
+"""Seconds the detached child waits for the board, once (the agent never waits for it)."""
+DETACH_WAIT = 0.2
+"""Longest the hook waits for its child to detach (it takes well under a millisecond)."""
 
 _TEST_CMD = re.compile(
     r"^\s*(pytest|python3? -m (pytest|unittest)|npm (run )?test|yarn test|pnpm test|go test|"
@@ -206,12 +210,25 @@ def post(url: str, event: dict[str, Any], token: str | None, timeout: float = TI
 
 
 def _detach() -> bool:
-    """Fork; the parent returns ``False`` (and exits), the detached child ``True``."""
+    """Fork; the parent returns ``False`` (and exits), the detached child ``True``.
+
+    The parent waits (at most :data:`DETACH_WAIT`) until the child has left the agent's process
+    group: an agent that kills its hook's group as soon as the hook exits (Qwen Code at its end)
+    would otherwise take the child with it before it ever ran.
+    """
     if not hasattr(os, "fork"):
         return True
+    ready_r, ready_w = os.pipe()
     if os.fork() > 0:
+        os.close(ready_w)
+        with contextlib.suppress(OSError):
+            select.select([ready_r], [], [], DETACH_WAIT)
+        os.close(ready_r)
         return False
+    os.close(ready_r)
     os.setsid()
+    os.write(ready_w, b"1")
+    os.close(ready_w)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -279,10 +296,74 @@ def main(argv: list[str] | None = None) -> int:
     event = classify(agent, hook) if isinstance(hook, dict) else None
     if event is None:
         return 0
-    if not foreground and not _detach():
+    if foreground:
+        post(board_url(url), event, read_token(token_file))
         return 0
-    post(board_url(url), event, read_token(token_file))
+    spool = _spool(event)
+    if spool is None or not _detach():
+        return 0
+    _drain_spool(spool, board_url(url), read_token(token_file))
     return 0
+
+
+def _spool_root() -> str:
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), f"corral-board-{os.getuid()}")
+
+
+def _spool(event: dict[str, Any]) -> str | None:
+    """Queue ``event`` for its session (in hook order); returns the session's spool directory.
+
+    The detached children of two hooks can run in either order; spooling in the hook itself and
+    posting from the spool under a lock keeps a session's events in the order they happened
+    (a running line before its completed event)."""
+    import hashlib
+
+    key = hashlib.sha256(str(event["session"]).encode()).hexdigest()[:24]
+    directory = os.path.join(_spool_root(), key)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        name = os.path.join(directory, f"{time.time_ns():020d}-{os.getpid()}.json")
+        with open(name + ".tmp", "w", encoding="utf-8") as fh:
+            json.dump(event, fh)
+        os.replace(name + ".tmp", name)
+    except OSError:
+        return None
+    return directory
+
+
+def _drain_spool(directory: str, url: str, token: str | None) -> None:
+    """Post the session's spooled events oldest first, one poster at a time (a bounded lock wait);
+    each file is removed before its POST: at most once, no retry."""
+    import fcntl
+
+    try:
+        lock = os.open(os.path.join(directory, ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+    except OSError:
+        return
+    deadline = time.monotonic() + 5 * TIMEOUT
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                os.close(lock)
+                return  # another poster holds it and will post ours too
+            time.sleep(0.01)
+    try:
+        for name in sorted(n for n in os.listdir(directory) if n.endswith(".json")):
+            path = os.path.join(directory, name)
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    event = json.load(fh)
+                os.unlink(path)
+            except (OSError, ValueError):
+                continue
+            post(url, event, token)
+    finally:
+        os.close(lock)
 
 
 if __name__ == "__main__":
