@@ -26,6 +26,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── ProxyError                 the provider proxy failed (.status)
     │   └── TranslationError       a request could not be translated (.source, .target)
     └── ConfigError                a setting or an input file is invalid
+        └── InvalidPromptError     a prompt refused before it reaches an agent (.reason)
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ class ConfigError(CorralError):
     """A setting, argument or input file is invalid."""
 
     exit_code = 2
+
+
+class InvalidPromptError(ConfigError):
+    """A prompt that must not reach an agent: empty, whitespace only, not text, or unencodable."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"invalid prompt: {reason}")
+        self.reason = reason
 
 
 class ManifestError(CorralError):

@@ -16,7 +16,9 @@ An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_
 * ``session/request_permission`` → ``ApprovalRequested``; :meth:`respond_approval` picks the
   agent's option for the decision (or the explicit ``option_id``);
 * :meth:`interrupt` sends ``session/cancel`` and answers pending permission requests
-  ``cancelled``;
+  ``cancelled``, climbing :func:`corral._process.end_turn` when no turn end follows (SIGINT, then
+  the process group is killed: the turn ends ``cancelled`` and the session ``failed``); tools the
+  cancelled turn started are reaped;
 * a broken peer — a line that is not JSON-RPC, a request for a method corral does not serve, the
   process exiting — yields an ``Error`` event; an exit also ends the turn and the session
   (``SessionEnded(failed)`` with the exit code and stderr tail).
@@ -36,7 +38,15 @@ from acp.schema import (
     InitializeResponse,
 )
 
-from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
+from .._process import (
+    METHOD_NOT_FOUND,
+    JsonRpcClient,
+    OverlongLine,
+    ProcessTransport,
+    Tap,
+    TurnMark,
+    end_turn,
+)
 from ..errors import (
     JsonRpcError,
     ProcessError,
@@ -130,6 +140,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._stopping = False
         self._ended = False
         self._usage: dict[str, int] = {}
+        self._cancelling = False
+        self._turn_mark = TurnMark()
 
     # ── launch ──
     def build_launch(self) -> AcpLaunch:
@@ -225,8 +237,20 @@ class AcpAdapter(BaseAdapter, abstract=True):
     async def interrupt(self) -> None:
         if self._client is None or self.session_id is None:
             raise UnsupportedOperation(self.agent_id, "interrupt")
-        await self._client.notify("session/cancel", {"sessionId": self.session_id})
-        self.permissions.cancel_all()
+        client, session_id = self._client, self.session_id
+
+        async def cancel() -> None:
+            self.permissions.cancel_all()
+            await client.notify("session/cancel", {"sessionId": session_id})
+            self.permissions.cancel_all()
+
+        await end_turn(
+            transport=self._transport,
+            cancel=cancel,
+            turn_over=lambda: not self._in_turn,
+            before_escalate=lambda: setattr(self, "_cancelling", True),
+            mark=self._turn_mark,
+        )
 
     async def respond_approval(
         self,
@@ -320,6 +344,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             blocks, ack = await self._prompts.get()
             self._in_turn = True
             self._replaying = False
+            self._turn_mark.mark()
             if ack is not None:
                 ack()
             try:
@@ -333,7 +358,10 @@ class AcpAdapter(BaseAdapter, abstract=True):
                     self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data})
                 )
             except ProcessError as exc:
-                self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
+                if self._cancelling:
+                    self._emit_all(self.parser.prompt_cancelled({"corral": "agent stopped"}))
+                else:
+                    self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
                 return
             else:
                 self._emit_all(self.parser.prompt_result(result))

@@ -17,6 +17,11 @@ the class is *defined*: a subclass that misses a declaration raises ``TypeError`
 adapter can never silently inherit an empty implementation. Intermediate bases that are not
 adapters themselves pass ``abstract=True`` in the class statement.
 
+Every ``send()`` / ``send_acknowledged()`` a subclass defines is wrapped, when the class is
+defined, so that an invalid prompt (empty, whitespace only, not text — see
+:func:`corral.adapters._turns.check_prompt`) raises :class:`~corral.errors.InvalidPromptError`
+before the driver runs: no agent ever sees one.
+
 ``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
 ``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``, ``extra_args`` and
 ``permission_mode`` (see :func:`construct`).
@@ -25,6 +30,7 @@ adapters themselves pass ``abstract=True`` in the class statement.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import re
 import shutil
@@ -36,6 +42,7 @@ import msgspec
 
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
+from ._turns import check_prompt
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -124,6 +131,10 @@ class BaseAdapter:
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.__corral_abstract__ = abstract  # type: ignore[attr-defined]
+        for name in ("send", "send_acknowledged"):
+            impl = cls.__dict__.get(name)
+            if inspect.iscoroutinefunction(impl) and not hasattr(impl, "__corral_checked__"):
+                setattr(cls, name, _checked(impl))
         if not abstract:
             problems = contract_problems(cls)
             if problems:
@@ -255,6 +266,18 @@ class BaseAdapter:
         except OSError:
             return None
         return DetectedAgent(agent_id=cls.agent_id, path=path, version=version)
+
+
+def _checked(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl`` (a ``send``) with the prompt checked first."""
+
+    @functools.wraps(impl)
+    async def send(self: BaseAdapter, text: str, attachments: Any = None, **kw: Any) -> Any:
+        check_prompt(text, attachments)
+        return await impl(self, text, attachments, **kw)
+
+    send.__corral_checked__ = True  # type: ignore[attr-defined]
+    return send
 
 
 _VERSION_RE = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)")

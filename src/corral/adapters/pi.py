@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._process import OverlongLine, ProcessTransport
+from .._process import OverlongLine, ProcessTransport, TurnMark, end_turn
 from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
 from ..events import (
     AgentInfo,
@@ -123,6 +123,7 @@ class PiAdapter(BaseAdapter):
         self._reader: asyncio.Task[None] | None = None
         self._agent_started = asyncio.Event()
         self._stopping = False
+        self._turn_mark = TurnMark()
         self._ended = False
         self._usage: dict[str, float] = {}
 
@@ -285,6 +286,8 @@ class PiAdapter(BaseAdapter):
         images = image_payload(attachments or ())
         if images:
             command["images"] = images
+        if not self.parser.streaming:
+            self._turn_mark.mark()
         if self.parser.streaming:
             # A steer sent before the run has started is lost by pi 0.73.1: wait for agent_start.
             with contextlib.suppress(TimeoutError):
@@ -304,7 +307,17 @@ class PiAdapter(BaseAdapter):
         await self.command(command)
 
     async def interrupt(self) -> None:
-        await self.command({"type": "abort"})
+        """``abort``, climbing :func:`corral._process.end_turn` when the run does not end (SIGINT,
+        then the process group: the turn ends ``cancelled``, the session ``failed``); the cancelled
+        turn's tool processes are reaped."""
+        if self.transport is None:
+            raise SessionError("pi is not running")
+        await end_turn(
+            transport=self.transport,
+            cancel=lambda: self.command({"type": "abort"}),
+            turn_over=lambda: not self.parser.streaming,
+            mark=self._turn_mark,
+        )
 
     async def set_model(self, model: str) -> None:
         provider, _, model_id = model.rpartition("/")

@@ -9,6 +9,11 @@ The delivery loop hands the next queued prompt to the adapter whenever no turn i
 bookkeeping follows :mod:`corral.sessions._queue`: ``sending`` is committed before the hand-over,
 ``delivered`` at the ack point, and a hand-over cut short (kill, crash of the pump) becomes
 ``indeterminate``.
+
+A no-output watchdog (:class:`corral.adapters._turns.TurnWatchdog`, ``idle_timeout`` seconds, off
+when ``None``) runs beside them: a turn whose agent stays silent gets an
+``Error(code="agent_unresponsive")`` and is stopped through the adapter's ``interrupt()`` — the
+escalation ladder — then ``stop()``; the session never stays busy on a hung agent.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import contextlib
 import sqlite3
 from collections.abc import Callable
 
+from ..adapters._turns import TurnWatchdog
 from ..adapters.base import BaseAdapter
 from ..events import (
     ApprovalRequested,
@@ -53,6 +59,7 @@ class SessionRunner:
         emit_prompt: EmitPrompt,
         set_state: SetState,
         on_end: OnEnd,
+        idle_timeout: float | None = None,
     ) -> None:
         self.session_id = session_id
         self.adapter = adapter
@@ -72,12 +79,17 @@ class SessionRunner:
         self._acked: set[str] = set()
         self._pump_task: asyncio.Task[None] | None = None
         self._deliver_task: asyncio.Task[None] | None = None
+        self.watchdog = TurnWatchdog(adapter, idle_timeout, self._emit)
+        self._watch_task: asyncio.Task[None] | None = None
 
     # ── lifecycle ──
     def launch(self) -> None:
         self._pump_task = asyncio.create_task(self._pump(), name=f"corral-pump-{self.session_id}")
         self._deliver_task = asyncio.create_task(
             self._deliver(), name=f"corral-deliver-{self.session_id}"
+        )
+        self._watch_task = asyncio.create_task(
+            self.watchdog.run(), name=f"corral-watchdog-{self.session_id}"
         )
 
     def wake(self) -> None:
@@ -89,10 +101,10 @@ class SessionRunner:
 
     async def shutdown(self) -> None:
         """Cancel the pump and the delivery loop, then stop the adapter (bounded by a timeout)."""
-        for task in (self._deliver_task, self._pump_task):
+        for task in (self._watch_task, self._deliver_task, self._pump_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        for task in (self._deliver_task, self._pump_task):
+        for task in (self._watch_task, self._deliver_task, self._pump_task):
             if task is not None and task is not asyncio.current_task():
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -123,6 +135,7 @@ class SessionRunner:
             await self._finish(EndReason.FAILED, f"{type(exc).__name__}: {exc}", emitted=False)
 
     def _handle(self, event: Event) -> None:
+        self.watchdog.saw(event)
         self._emit(event)
         if isinstance(event, TurnCompleted):
             self.busy = False
@@ -139,6 +152,8 @@ class SessionRunner:
             self.pending_questions.pop(event.request_id, None)
 
     async def _finish(self, reason: EndReason, message: str | None, *, emitted: bool) -> None:
+        if self._watch_task is not None and self._watch_task is not asyncio.current_task():
+            self._watch_task.cancel()
         if self._deliver_task is not None:
             self._deliver_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -163,6 +178,7 @@ class SessionRunner:
             self.busy = True
             self._set_state(SessionState.BUSY)
             self._emit_prompt(prompt)
+            self.watchdog.turn_started()
             await self._hand_over(prompt)
 
     async def _hand_over(self, prompt: PromptRecord) -> None:
@@ -184,6 +200,7 @@ class SessionRunner:
             except sqlite3.Error as db_exc:
                 self._emit(Warning(message=f"could not record failure of {prompt.id}: {db_exc}"))
             self.busy = False
+            self.watchdog.disarm()
             self._set_state(SessionState.IDLE)
             self._idle.set()
             return
