@@ -47,6 +47,7 @@ from .._process import (
     TurnMark,
     end_turn,
 )
+from .._process._stop import CANCEL_WAIT
 from ..errors import (
     JsonRpcError,
     ProcessError,
@@ -99,6 +100,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``session/cancel`` gets to end the turn before corral signals the agent."""
 
     def __init__(
         self,
@@ -250,6 +253,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             turn_over=lambda: not self._in_turn,
             before_escalate=lambda: setattr(self, "_cancelling", True),
             mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
         )
 
     async def respond_approval(

@@ -138,9 +138,8 @@ class TurnWatchdog:
                 code=UNRESPONSIVE,
             )
         )
-        if self.adapter.cap_interrupt or self.adapter.cap_cancel:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.adapter.interrupt(), self.stop_bound)
+        with contextlib.suppress(Exception):  # UnsupportedOperation included: then stop()
+            await asyncio.wait_for(self.adapter.interrupt(), self.stop_bound)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._turn_over.wait(), 2.0)
         if self._armed and not self._done:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .._process import METHOD_NOT_FOUND, JsonRpcClient, ProcessTransport, Tap, TurnMark, end_turn
+from .._process._stop import CANCEL_WAIT
 from .._version import __version__
 from ..errors import ConfigError, JsonRpcError, ProcessError, UnsupportedOperation
 from ..events import (
@@ -56,6 +57,8 @@ class CodexAdapter(BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 
     agent_id: ClassVar[str] = "codex"
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``turn/interrupt`` gets to end the turn before corral signals the app-server."""
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
 
@@ -265,6 +268,7 @@ class CodexAdapter(BaseAdapter):
             turn_over=lambda: self._turn_id is None,
             before_escalate=lambda: setattr(self, "_cancelling", True),
             mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
         )
 
     async def respond_approval(

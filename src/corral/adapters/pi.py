@@ -20,9 +20,10 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .._process import OverlongLine, ProcessTransport, TurnMark, end_turn
+from .._process._stop import CANCEL_WAIT
 from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
 from ..events import (
     AgentInfo,
@@ -78,6 +79,8 @@ class PiAdapter(BaseAdapter):
     agent_id = "pi"
     display_name = "Pi"
     cli_binary = "pi"
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``abort`` gets to end the run before corral signals pi."""
 
     cap_images = True
     cap_image_input = True
@@ -317,6 +320,7 @@ class PiAdapter(BaseAdapter):
             cancel=lambda: self.command({"type": "abort"}),
             turn_over=lambda: not self.parser.streaming,
             mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
         )
 
     async def set_model(self, model: str) -> None:
