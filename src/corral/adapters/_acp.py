@@ -46,6 +46,7 @@ from .._process import (
     Tap,
     TurnMark,
     end_turn,
+    reap_turn,
 )
 from .._process._stop import CANCEL_WAIT
 from ..errors import (
@@ -62,6 +63,7 @@ from ..events import (
     Event,
     SessionEnded,
     SessionStarted,
+    StatusChanged,
     Usage,
 )
 from ..protocols.acp import AcpParser
@@ -100,6 +102,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
     serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
+    restart_after_cancel: ClassVar[bool] = False
+    """A prompt cancelled with an error leaves the agent unable to take another (Hermes 0.19.0
+    keeps its session "running" for good): corral restarts it and resumes the session."""
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds ``session/cancel`` gets to end the turn before corral signals the agent."""
 
@@ -144,6 +149,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._ended = False
         self._usage: dict[str, int] = {}
         self._cancelling = False
+        self._restarting = False
         self._turn_mark = TurnMark()
 
     # ── launch ──
@@ -159,6 +165,24 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     # ── the four coroutines ──
     async def start(self, session_id: str) -> AgentInfo:
+        await self._spawn()
+        self._tasks = [
+            asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
+            asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
+        ]
+        info = self.make_agent_info(
+            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
+            version=agent_field(self.init_raw, "version"),
+            model=self.model,
+            slash_commands=self.parser.commands,
+            agent_session_id=self.session_id,
+        )
+        self._emit(SessionStarted(agent=info, cwd=self.cwd, raw=self.session_raw or None))
+        return info
+
+    async def _spawn(self) -> None:
+        """Start the agent process and open (or resume) the ACP session; nothing outlives a
+        failure."""
         launch = self.build_launch()
         environ = launch.environ()
         self.terminals = Terminals(self.files, environ)
@@ -175,24 +199,46 @@ class AcpAdapter(BaseAdapter, abstract=True):
         try:
             await self._handshake()
         except (ProcessError, JsonRpcError, TimeoutError) as exc:
-            await self._teardown()
+            await self._close_process()
             raise SpawnError(launch.argv, f"ACP handshake failed: {exc}") from exc
         except BaseException:
-            await self._teardown()
+            await self._close_process()
             raise
-        self._tasks = [
-            asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
-            asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
-        ]
-        info = self.make_agent_info(
-            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
-            version=agent_field(self.init_raw, "version"),
-            model=self.model,
-            slash_commands=self.parser.commands,
-            agent_session_id=self.session_id,
-        )
-        self._emit(SessionStarted(agent=info, cwd=self.cwd, raw=self.session_raw or None))
-        return info
+
+    async def _restart(self, why: str) -> bool:
+        """Replace the agent process after a cancelled turn, resuming the same ACP session.
+
+        Runs in the prompt loop. ``False`` (and the session ended ``failed``) when the agent
+        cannot be resumed."""
+        self._restarting = True
+        try:
+            watcher = self._tasks[1] if len(self._tasks) > 1 else None
+            if watcher is not None and watcher is not asyncio.current_task():
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await watcher
+            reap_turn(self._transport, self._turn_mark)  # the cancelled turn's tools first
+            await self._close_process()
+            self.resume_session_id = self.session_id or self.resume_session_id
+            try:
+                await self._spawn()
+            except Exception as exc:
+                self._emit(
+                    Error(
+                        message=f"could not restart the agent after a cancel ({why}): {exc}",
+                        code="restart_failed",
+                        fatal=True,
+                    )
+                )
+                self._end(EndReason.FAILED, message=f"restart after cancel failed: {exc}")
+                return False
+            self._emit(StatusChanged(status="restarted", message=why))
+            self._tasks[1:] = [
+                asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit")
+            ]
+            return True
+        finally:
+            self._restarting = False
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         await self._prompts.put((self._blocks(text, attachments), None))
@@ -243,6 +289,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         client, session_id = self._client, self.session_id
 
         async def cancel() -> None:
+            self._cancelling = True
             self.permissions.cancel_all()
             await client.notify("session/cancel", {"sessionId": session_id})
             self.permissions.cancel_all()
@@ -251,7 +298,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             transport=self._transport,
             cancel=cancel,
             turn_over=lambda: not self._in_turn,
-            before_escalate=lambda: setattr(self, "_cancelling", True),
+            before_escalate=lambda: setattr(self, "_restarting", self.cap_resume),
             mark=self._turn_mark,
             cancel_wait=self.cancel_wait,
         )
@@ -348,6 +395,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             blocks, ack = await self._prompts.get()
             self._in_turn = True
             self._replaying = False
+            self._cancelling = False
             self._turn_mark.mark()
             if ack is not None:
                 ack()
@@ -358,15 +406,24 @@ class AcpAdapter(BaseAdapter, abstract=True):
                     timeout=_TURN_TIMEOUT,
                 )
             except JsonRpcError as exc:
-                self._emit_all(
-                    self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data})
-                )
-            except ProcessError as exc:
+                raw = {"code": exc.code, "message": exc.rpc_message, "data": exc.data}
                 if self._cancelling:
-                    self._emit_all(self.parser.prompt_cancelled({"corral": "agent stopped"}))
+                    # Some agents (Hermes 0.19.0) answer a prompt cancelled during a tool with an
+                    # error: the turn still ended because we cancelled it.
+                    self._emit_all(self.parser.prompt_cancelled(raw))
+                    if self.restart_after_cancel and not await self._restart(exc.rpc_message):
+                        return
                 else:
+                    self._emit_all(self.parser.prompt_failed(exc.rpc_message, raw))
+            except ProcessError as exc:
+                if not self._cancelling:
                     self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
-                return
+                    return
+                # corral's stop ladder had to end the agent: the turn was cancelled, and the
+                # session goes on in a new process where the agent can resume it.
+                self._emit_all(self.parser.prompt_cancelled({"corral": "agent stopped"}))
+                if not self._restarting or not await self._restart("stopped by corral"):
+                    return
             else:
                 self._emit_all(self.parser.prompt_result(result))
             finally:
@@ -375,7 +432,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     async def _watch_exit(self) -> None:
         assert self._client is not None and self._transport is not None
         await self._client.eof.wait()
-        if self._stopping:
+        if self._stopping or self._restarting:
             return
         if self._in_turn:
             # Let the prompt loop report the broken turn first.
@@ -481,17 +538,21 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._emit(SessionEnded(reason=reason, **fields))
         self._ended = True
 
-    async def _teardown(self) -> int | None:
+    async def _close_process(self) -> int | None:
         code: int | None = None
         if self._client is not None:
             code = await self._client.close(grace=3.0)
         elif self._transport is not None:
             code = await self._transport.kill()
+        if self.terminals is not None:
+            await self.terminals.close()
+        return code
+
+    async def _teardown(self) -> int | None:
+        code = await self._close_process()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self.terminals is not None:
-            await self.terminals.close()
         return code

@@ -111,7 +111,8 @@ async def cancel_tool(ctx: Context, duration: str) -> None:
         assert turn.end is not None
         expect(
             turn.end.stop_reason is StopReason.CANCELLED,
-            f"turn ended {turn.end.stop_reason.value}, not cancelled",
+            f"turn ended {turn.end.stop_reason.value}, not cancelled ({turn.end.error};"
+            f" {turn.describe()})",
         )
         expect(elapsed <= CANCEL_BOUND, f"cancel took {elapsed:.1f} s")
         left = marker_pids(marker)
@@ -127,7 +128,9 @@ async def cancel_tool(ctx: Context, duration: str) -> None:
         )
         expect(
             _log.last_main_carries(ctx.server, "Say hello."),
-            "the prompt after the cancel never reached the model",
+            "the prompt after the cancel never reached the model"
+            f" (turn: {after.describe()}; text {after.text!r}; requests:"
+            f" {[m.text[:60] for r in ctx.server.requests.main() for m in r.messages][-6:]})",
         )
         expect(
             HELLO in after.text,
