@@ -10,6 +10,10 @@ writer.
 Schema changes are ordered, named migration functions (:data:`MIGRATIONS`), each applied once and
 recorded in the ``_migrations`` table with the UTC time it ran. Datetimes are stored as ISO-8601
 strings with an explicit ``+00:00`` offset and always read back timezone-aware.
+
+A database holds transcripts (whatever an agent read), so it is private: its directory is created
+``0700``, the file and its ``-wal`` / ``-shm`` side files ``0600`` (SQLite gives side files the mode
+of the main file; existing looser files are tightened too).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+
+from ._paths import ensure_private_dir, home_dir, private_file
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -44,7 +50,7 @@ def from_db_time(value: str) -> datetime:
 def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connection:
     """Open ``path`` with corral's pragmas and bring its schema up to date."""
     if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        _private(Path(path))
     conn = sqlite3.connect(
         str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
@@ -55,6 +61,17 @@ def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connectio
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn)
     return conn
+
+
+def _private(path: Path) -> None:
+    # a new directory is created private; so is corral's home, whoever created it first
+    if not path.parent.exists() or path.parent.absolute() == home_dir().absolute():
+        ensure_private_dir(path.parent)
+    private_file(path)
+    for side in ("-wal", "-shm", "-journal"):
+        extra = path.with_name(path.name + side)
+        if extra.exists():
+            private_file(extra)
 
 
 @contextmanager

@@ -1,8 +1,10 @@
 """``corral sessions …`` — talk to a running ``corral serve`` over HTTP.
 
 Every command takes ``--url`` (default ``$CORRAL_URL`` or ``http://127.0.0.1:8765``) and ``--json``;
-every command sends ``$CORRAL_TOKEN`` as a bearer token when it is set. Exit codes: 0 success,
-1 the service refused, 2 bad usage, 4 unknown session or prompt.
+every command sends the service token as a bearer token (``$CORRAL_TOKEN``, else the ``token`` file
+``corral serve`` keeps in the corral home) and every mutation a JSON body. Images are uploaded as
+bytes, so they need not lie inside the session's project. Exit codes: 0 success, 1 the service
+refused, 2 bad usage, 4 unknown session or prompt.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
 import typer
 
-from ..errors import ApiError
+from .._paths import read_token
+from ..errors import ApiError, ConfigError
 from ..events import (
     ApprovalRequested,
     Envelope,
@@ -94,7 +98,7 @@ def _base(url: str | None) -> str:
 
 
 def _headers() -> dict[str, str]:
-    token = os.environ.get("CORRAL_TOKEN")
+    token = read_token()
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
@@ -105,7 +109,9 @@ def _client(url: str | None, timeout: float | None = 30.0) -> httpx.Client:
 def call(url: str | None, method: str, path: str, body: Any = None) -> Any:
     try:
         with _client(url) as client:
-            response = client.request(method, path, json=body)
+            # the service refuses mutations that are not JSON, so a body-less one sends ``{}``
+            payload = body if body is not None or method == "GET" else {}
+            response = client.request(method, path, json=payload)
     except httpx.TransportError as exc:
         raise ApiError(
             f"no corral service at {_base(url)} ({exc}); start one with `corral serve`"
@@ -121,6 +127,11 @@ def _decode(response: httpx.Response) -> Any:
     if response.is_error:
         message = data.get("error", response.reason_phrase) if isinstance(data, dict) else str(data)
         kind = data.get("type") if isinstance(data, dict) else None
+        if response.status_code == 401:
+            message += (
+                " (set CORRAL_TOKEN, or use the CORRAL_HOME of the running `corral serve`,"
+                " whose token file the CLI reads)"
+            )
         raise ApiError(message, status=response.status_code, kind=kind)
     return data
 
@@ -250,7 +261,7 @@ def send(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Queue a prompt (delivered in order, when no turn is running)."""
-    attachments = [{"path": os.path.abspath(p), "media_type": _media_type(p)} for p in image]
+    attachments = [_upload(p) for p in image]
     p = call(
         url,
         "POST",
@@ -258,6 +269,21 @@ def send(
         {"text": text, "attachments": attachments},
     )
     _out(p, as_json, _prompt_line(p))
+
+
+def _upload(path: str) -> dict[str, str]:
+    """An image attachment as uploaded bytes (JSON carries bytes as base64, as msgspec reads them)."""
+    import base64
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read image {path!r}: {exc}") from exc
+    return {
+        "data": base64.b64encode(data).decode("ascii"),
+        "media_type": _media_type(path),
+        "name": os.path.basename(path),
+    }
 
 
 def _media_type(path: str) -> str:

@@ -73,7 +73,7 @@ def _op(
     op["responses"][status] = ok
     op["responses"]["default"] = {"description": "An error", **_json(_ref("ErrorBody"))}
     if mutating:
-        op["security"] = [{}, {"bearer": []}]
+        op["description"] = "Requires `Content-Type: application/json`."
     return op
 
 
@@ -83,7 +83,17 @@ def _paths() -> dict[str, dict[str, Any]]:
     ok = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
     s, p = "/api/sessions/{session_id}", "/api/prompts/{prompt_id}"
     return {
-        "/api/health": {"get": _op("Liveness and version")},
+        "/api/health": {"get": {**_op("Liveness and version"), "security": []}},
+        "/api/auth/codes": {
+            "post": _op(
+                "A new one-time login code and its URL (GET /auth/login?code=… sets the cookie)",
+                returns={
+                    "type": "object",
+                    "properties": {"code": {"type": "string"}, "url": {"type": "string"}},
+                },
+                mutating=True,
+            )
+        },
         "/api/openapi.json": {"get": _op("This document")},
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
@@ -213,14 +223,21 @@ def openapi_document() -> dict[str, Any]:
             "description": "Sessions, the durable prompt queue and their event streams.",
         },
         "paths": _paths(),
+        "security": [{"bearer": []}, {"cookie": []}],
         "components": {
             "schemas": components,
             "securitySchemes": {
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "Required on mutating requests when bound beyond loopback.",
-                }
+                    "description": "The service token (the file `token` in the corral home).",
+                },
+                "cookie": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "corral_auth",
+                    "description": "Set by GET /auth/login?code=<one-time code>.",
+                },
             },
         },
     }

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
+from .._redact import redact
 from ..errors import (
     AdapterNotFoundError,
     ConfigError,
@@ -19,6 +20,20 @@ from ..errors import (
 )
 
 _encoder = msgspec.json.Encoder()
+
+
+class Refusal(Exception):
+    """The service refuses a request at its edge: answered as ``status`` with a JSON error body."""
+
+    def __init__(self, status: int, kind: str, message: str, **detail: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.detail = detail
+
+    def response(self) -> Response:
+        return error_response(self.status, self.kind, self.message, **self.detail)
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -42,4 +57,4 @@ def corral_error_response(exc: CorralError) -> Response:
         status = 400
     else:
         status = 500
-    return error_response(status, type(exc).__name__, str(exc))
+    return error_response(status, type(exc).__name__, redact(str(exc)))

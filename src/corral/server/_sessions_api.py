@@ -1,4 +1,8 @@
-"""REST routes for sessions, their prompt queue, approvals/answers, lifecycle and view state."""
+"""REST routes for sessions, their prompt queue, approvals/answers, lifecycle and view state.
+
+Every body is decoded by :func:`_body` (msgspec validates it, :func:`._limits.check_fields` bounds
+its fields); a ``cwd`` and attachment paths are confined by :mod:`._confine`.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,9 @@ from ._bodies import (
     SendPrompt,
     ViewUpdate,
 )
-from ._responses import json_response
+from ._confine import check_cwd, confine_attachments
+from ._limits import Limits, check_fields
+from ._responses import Refusal, json_response
 
 T = TypeVar("T")
 
@@ -29,7 +35,17 @@ def _manager(request: Request) -> SessionManager:
 
 
 async def _body(request: Request, kind: type[T]) -> T:
-    return msgspec.json.decode(await request.body() or b"{}", type=kind)
+    try:
+        body = msgspec.json.decode(await request.body() or b"{}", type=kind)
+    except RecursionError:
+        raise Refusal(422, "ValidationError", "the request body is nested too deeply") from None
+    limits: Limits = request.app.state.limits
+    check_fields(body, limits)
+    return body
+
+
+def _project(request: Request, session_id: str) -> str | None:
+    return _manager(request).get_session(session_id).cwd
 
 
 def _sid(request: Request) -> str:
@@ -46,6 +62,7 @@ async def list_sessions(request: Request) -> Response:
 
 async def create_session(request: Request) -> Response:
     body = await _body(request, CreateSession)
+    check_cwd(body.cwd)
     spec = SessionSpec(
         adapter_id=body.adapter_id,
         model=body.model,
@@ -65,7 +82,11 @@ async def show_session(request: Request) -> Response:
 
 
 async def transcript(request: Request) -> Response:
-    after = int(request.query_params.get("after", "0"))
+    raw = request.query_params.get("after", "0")
+    try:
+        after = int(raw)
+    except ValueError:
+        raise Refusal(422, "ValidationError", f"after must be an integer, not {raw!r}") from None
     return json_response(_manager(request).events(_sid(request), after=after))
 
 
@@ -100,9 +121,9 @@ async def list_prompts(request: Request) -> Response:
 
 async def send_prompt(request: Request) -> Response:
     body = await _body(request, SendPrompt)
-    prompt = _manager(request).send(
-        _sid(request), body.text, attachments=body.attachments, launch=body.launch
-    )
+    sid = _sid(request)
+    attachments = confine_attachments(body.attachments, _project(request, sid))
+    prompt = _manager(request).send(sid, body.text, attachments=attachments, launch=body.launch)
     return json_response(prompt, 201)
 
 
@@ -152,8 +173,12 @@ async def get_view(request: Request) -> Response:
 
 async def put_view(request: Request) -> Response:
     body = await _body(request, ViewUpdate)
+    sid = _sid(request)
     fields: dict[str, Any] = msgspec.structs.asdict(body)
-    return json_response(_manager(request).save_view(_sid(request), ViewState(**fields)))
+    fields["draft_attachments"] = confine_attachments(
+        body.draft_attachments, _project(request, sid)
+    )
+    return json_response(_manager(request).save_view(sid, ViewState(**fields)))
 
 
 S = "/api/sessions/{session_id}"

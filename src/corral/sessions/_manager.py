@@ -30,9 +30,11 @@ from typing import Any
 import msgspec
 
 from .. import _db
+from .._paths import directory_problem
+from .._redact import redact, redact_event, redact_optional
 from ..adapters._turns import DEFAULT_IDLE_TIMEOUT, check_prompt
 from ..adapters.base import Attachment, BaseAdapter, construct
-from ..errors import SessionError, UnsupportedOperation
+from ..errors import ConfigError, SessionError, UnsupportedOperation
 from ..events import (
     ApprovalDecision,
     EndReason,
@@ -135,7 +137,7 @@ class SessionManager:
         if seq is None:
             seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
             self._sequencers[session_id] = seq
-        envelope = seq.wrap(event, source=source or CORRAL_SOURCE)
+        envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
         try:
             self.store.append_events([envelope])
         except sqlite3.Error:
@@ -184,6 +186,8 @@ class SessionManager:
 
     async def create_session(self, spec: SessionSpec, *, start: bool = True) -> SessionRecord:
         self.resolver(spec.adapter_id)  # unknown adapters fail before anything is stored
+        if spec.cwd is not None and (problem := directory_problem(spec.cwd)):
+            raise ConfigError(problem)
         record = self.store.create(spec)
         if start:
             await self.start(record.id)
@@ -214,7 +218,7 @@ class SessionManager:
             except Exception as exc:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(adapter.stop(), 5)
-                message = f"{type(exc).__name__}: {exc}"
+                message = redact(f"{type(exc).__name__}: {exc}")
                 self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
                 self.store.update(session_id, state=SessionState.FAILED, last_error=message)
                 self.locks.release(session_id)
@@ -454,7 +458,8 @@ class SessionManager:
                 del self._runners[session_id]
             failed = reason == EndReason.FAILED
             state = SessionState.FAILED if failed else SessionState.ENDED
-            self.store.update(session_id, state=state, last_error=message if failed else None)
+            last_error = redact_optional(message) if failed else None
+            self.store.update(session_id, state=state, last_error=last_error)
             self.locks.release(session_id)
 
         def emit(event: Event) -> Envelope:
