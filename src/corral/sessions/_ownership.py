@@ -40,7 +40,8 @@ class OwnerLocks:
     """The session lock files of one database."""
 
     def __init__(self, db_path: str | os.PathLike[str]) -> None:
-        self.dir = Path(f"{os.fspath(db_path)}.owners")
+        db = Path(os.fspath(db_path))
+        self.dir = db.parent / f".{db.name}.owners"
         self._held: dict[str, int] = {}
 
     def _path(self, session_id: str) -> Path:
