@@ -30,7 +30,7 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 
-from ._lifecycle import descendants, kill_tree
+from ._lifecycle import ProcessId, descendants, kill_tree
 from ._transport import ProcessTransport
 
 CANCEL_WAIT = 5.0
@@ -82,12 +82,21 @@ class TurnMark:
         self.ticks = None if now is None else now - 1
 
 
-def reap_turn(transport: ProcessTransport | None, mark: TurnMark) -> int:
-    """Kill the agent's descendants born since ``mark`` (a cancelled turn's tools); how many."""
+def turn_processes(transport: ProcessTransport | None, mark: TurnMark) -> set[ProcessId]:
+    """The agent's descendants born since ``mark`` (the current turn's tools)."""
     if transport is None or transport.pid is None or mark.ticks is None:
-        return 0
+        return set()
+    if transport.returncode is not None:
+        return set()  # its children were re-parented: only an earlier snapshot knows them
     since = mark.ticks
-    return kill_tree([d for d in descendants(transport.pid) if d[1] >= since])
+    return {d for d in descendants(transport.pid) if d[1] >= since}
+
+
+def reap_turn(
+    transport: ProcessTransport | None, mark: TurnMark, known: set[ProcessId] | None = None
+) -> int:
+    """Kill the turn's processes (those found now, and ``known`` ones seen earlier); how many."""
+    return kill_tree(turn_processes(transport, mark) | (known or set()))
 
 
 async def _until(done: Callable[[], bool], transport: ProcessTransport | None, wait: float) -> bool:
@@ -118,6 +127,11 @@ async def end_turn(
     """
     if turn_over():
         return StopStep.IDLE
+    # Snapshots of the turn's tools, taken while the agent still lives: once it is gone (SIGINT
+    # may end it), its children are re-parented and no longer found under it.
+    seen: set[ProcessId] = set()
+    if mark is not None:
+        seen |= turn_processes(transport, mark)
     step = StopStep.CANCEL
     if cancel is not None:
         started = time.monotonic()
@@ -128,6 +142,8 @@ async def end_turn(
     else:
         ended = False
     if not ended and transport is not None and transport.returncode is None:
+        if mark is not None:
+            seen |= turn_processes(transport, mark)
         if before_escalate is not None:
             before_escalate()
         step = StopStep.SIGNAL
@@ -136,6 +152,8 @@ async def end_turn(
             step = StopStep.KILL
             await transport.kill(KILL_GRACE)
         await _until(turn_over, transport, cancel_wait)
-    if mark is not None:
+    if mark is not None and reap_turn(transport, mark, seen):
+        # A tool's parent may have started a child between the scan and its own death.
+        await asyncio.sleep(0.1)
         reap_turn(transport, mark)
     return step

@@ -54,6 +54,29 @@ COMMANDS = {"qwen": PY_SLEEP, "qwen-acp": PY_SLEEP}
 so its blocking tool is a Python sleep carrying the same marker."""
 
 
+def _describe(pids: list[int]) -> str:
+    """Each pid with its command line and ancestry (for a failure message)."""
+    out = []
+    for pid in pids:
+        chain = []
+        current = pid
+        for _ in range(8):
+            try:
+                with open(f"/proc/{current}/stat", "rb") as fh:
+                    data = fh.read()
+                with open(f"/proc/{current}/cmdline", "rb") as fh:
+                    cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")[:80]
+            except OSError:
+                break
+            fields = data[data.rfind(b")") + 2 :].split()
+            chain.append(f"{current}[{cmd}] pgid={int(fields[2])} start={int(fields[19])}")
+            current = int(fields[1])
+            if current <= 1:
+                break
+        out.append(" <- ".join(chain))
+    return "; ".join(out)
+
+
 def script(duration: str, command: str = SLEEP) -> dict[str, object]:
     return {
         "steps": [
@@ -116,7 +139,7 @@ async def cancel_tool(ctx: Context, duration: str) -> None:
         )
         expect(elapsed <= CANCEL_BOUND, f"cancel took {elapsed:.1f} s")
         left = marker_pids(marker)
-        expect(not left, f"the cancelled tool is still running (pids {left})")
+        expect(not left, f"the cancelled tool is still running: {_describe(left)}")
         ctx.server_release()
         await s.send("Say hello.")
         after = await s.turn(ctx.timeout, on_event=lambda e: _allow(s, e))
