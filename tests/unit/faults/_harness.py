@@ -43,6 +43,8 @@ class FaultAcp(AcpAdapter):
     acp_args = (str(HERE / "fake_acp.py"),)
     provides_models = False
     provides_usage = False
+    cap_interrupt = True
+    cap_resume = True
     cancel_wait: ClassVar[float] = FAST_CANCEL
 
 
@@ -94,6 +96,9 @@ class Outcome:
     def of(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
 
+    def of_turns(self) -> list[TurnCompleted]:
+        return self.of(TurnCompleted)
+
     @property
     def turn(self) -> TurnCompleted:
         turns = self.of(TurnCompleted)
@@ -117,9 +122,11 @@ async def run_turn(
     idle_timeout: float | None = None,
     cancel_after_first_event: bool = False,
     until_end: bool = False,
+    then: str | None = None,
     limit: float = 40.0,
 ) -> Outcome:
-    """Start, send one prompt, collect events until the turn ends, then stop the adapter."""
+    """Start, send one prompt, collect events until the turn ends (with ``then``: send that
+    prompt too and collect its turn), then stop the adapter."""
     out = Outcome()
     rss = _rss_mb()
     started = time.monotonic()
@@ -143,8 +150,20 @@ async def run_turn(
                 if isinstance(event, TurnCompleted) and not until_end:
                     return
 
+    async def second() -> None:
+        assert then is not None
+        await adapter.send(then)
+        async for event in _events(adapter):
+            out.events.append(event)
+            if isinstance(event, TurnCompleted | SessionEnded):
+                return
+
     try:
         await asyncio.wait_for(consume(), limit)
+        if then is not None and not out.of(SessionEnded):
+            if cancelling is not None:
+                await asyncio.wait_for(cancelling, limit)
+            await asyncio.wait_for(second(), limit)
     finally:
         watching.cancel()
         if cancelling is not None:
@@ -165,6 +184,14 @@ async def run_turn(
                 await asyncio.wait_for(rest(), 5)
     out.rss_growth_mb = _rss_mb() - rss
     return out
+
+
+async def _events(adapter: BaseAdapter):  # type: ignore[no-untyped-def]
+    while True:
+        async for event in adapter.stream():
+            yield event
+            if isinstance(event, SessionEnded):
+                return
 
 
 def _is_text(event: Event) -> bool:

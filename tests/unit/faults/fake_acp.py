@@ -54,13 +54,15 @@ def main() -> None:
                     "id": mid,
                     "result": {
                         "protocolVersion": 1,
-                        "agentCapabilities": {"loadSession": False},
+                        "agentCapabilities": {"loadSession": True},
                         "agentInfo": {"name": "fault", "version": "1.0"},
                     },
                 }
             )
         elif method == "session/new":
             send({"id": mid, "result": {"sessionId": SID}})
+        elif method == "session/load":  # a restarted agent resumes the session
+            send({"id": mid, "result": {}})
         elif method == "session/prompt":
             line(update("first words "))
             m.commit(
