@@ -1,7 +1,10 @@
-"""Process plumbing shared by every driver: a byte/line transport and a JSON-RPC client on top."""
+"""Process plumbing shared by every driver: the line-transport seam, the subprocess transport and a
+JSON-RPC client on top."""
 
+from ._correlate import Correlator
 from ._jsonrpc import METHOD_NOT_FOUND, JsonRpcClient
 from ._lifecycle import ProcessId, descendants, identity, is_alive, start_time
+from ._line import DEFAULT_TRANSPORT, LineTransport, TransportFactory
 from ._stop import StopStep, TurnMark, end_turn, reap_turn
 from ._transport import (
     DEFAULT_MAX_LINE,
@@ -14,14 +17,18 @@ from ._transport import (
 
 __all__ = [
     "DEFAULT_MAX_LINE",
+    "DEFAULT_TRANSPORT",
     "METHOD_NOT_FOUND",
+    "Correlator",
     "Direction",
     "JsonRpcClient",
+    "LineTransport",
     "OverlongLine",
     "ProcessId",
     "ProcessTransport",
     "StopStep",
     "Tap",
+    "TransportFactory",
     "TurnMark",
     "descendants",
     "end_turn",

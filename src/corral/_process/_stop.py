@@ -6,7 +6,7 @@
    ``abort``…), then wait up to ``cancel_wait`` seconds for the turn to end;
 2. **signal** — SIGINT to the agent's process group (a CLI's Ctrl-C path), wait ``signal_wait``;
 3. **kill** — the whole process group and every descendant that left it: SIGTERM, a grace
-   period, SIGKILL (:meth:`ProcessTransport.kill`).
+   period, SIGKILL (the transport's ``kill``: :meth:`ProcessTransport.kill` for a real process).
 
 "The turn is over" is the driver's predicate, or the agent process having exited. The driver
 reports the end itself: after a cancel the agent's own turn end; after a signal or kill, the driver
@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from ._lifecycle import ProcessId, descendants, kill_tree
-from ._transport import ProcessTransport
+from ._line import LineTransport
 
 CANCEL_WAIT = 5.0
 """Seconds the protocol's cancel gets to end the turn before corral signals the agent."""
@@ -82,7 +82,7 @@ class TurnMark:
         self.ticks = None if now is None else now - 1
 
 
-def turn_processes(transport: ProcessTransport | None, mark: TurnMark) -> set[ProcessId]:
+def turn_processes(transport: LineTransport | None, mark: TurnMark) -> set[ProcessId]:
     """The agent's descendants born since ``mark`` (the current turn's tools)."""
     if transport is None or transport.pid is None or mark.ticks is None:
         return set()
@@ -93,13 +93,13 @@ def turn_processes(transport: ProcessTransport | None, mark: TurnMark) -> set[Pr
 
 
 def reap_turn(
-    transport: ProcessTransport | None, mark: TurnMark, known: set[ProcessId] | None = None
+    transport: LineTransport | None, mark: TurnMark, known: set[ProcessId] | None = None
 ) -> int:
     """Kill the turn's processes (those found now, and ``known`` ones seen earlier); how many."""
     return kill_tree(turn_processes(transport, mark) | (known or set()))
 
 
-async def _until(done: Callable[[], bool], transport: ProcessTransport | None, wait: float) -> bool:
+async def _until(done: Callable[[], bool], transport: LineTransport | None, wait: float) -> bool:
     deadline = time.monotonic() + wait
     while True:
         if done() or (transport is not None and transport.returncode is not None):
@@ -111,7 +111,7 @@ async def _until(done: Callable[[], bool], transport: ProcessTransport | None, w
 
 async def end_turn(
     *,
-    transport: ProcessTransport | None,
+    transport: LineTransport | None,
     cancel: Callable[[], Awaitable[object]] | None,
     turn_over: Callable[[], bool],
     before_escalate: Callable[[], None] | None = None,
@@ -147,7 +147,9 @@ async def end_turn(
         if before_escalate is not None:
             before_escalate()
         step = StopStep.SIGNAL
-        transport.signal_group(signal.SIGINT)
+        signal_group = getattr(transport, "signal_group", None)  # a replay has no process
+        if callable(signal_group):
+            signal_group(signal.SIGINT)
         if not await _until(turn_over, transport, signal_wait):
             step = StopStep.KILL
             await transport.kill(KILL_GRACE)

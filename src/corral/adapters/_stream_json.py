@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -29,13 +28,22 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._process import OverlongLine, ProcessTransport, Tap, TurnMark, end_turn
-from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from .._process import (
+    DEFAULT_TRANSPORT,
+    Correlator,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+    TurnMark,
+    end_turn,
+)
+from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -44,6 +52,7 @@ from ..events import (
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
 
 _encoder = msgspec.json.Encoder()
@@ -60,6 +69,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     """Seconds the ``interrupt`` control request gets to end the turn before corral signals."""
     interrupt_exits: ClassVar[bool] = False
     """The CLI exits on ``interrupt`` (Qwen Code): the session always continues in a new process."""
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     def __init__(
         self,
@@ -88,12 +99,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self.tap = tap
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.parser = ClaudeStreamParser()
-        self.transport: ProcessTransport | None = None
+        self.transport: LineTransport | None = None
         self.agent_session_id: str | None = None
-        self.last_usage: Usage | None = None
+        self._usage = UsageTotals()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._ids = itertools.count(1)
+        self._calls: Correlator[str] = Correlator(lambda n: f"req_{n}_{secrets.token_hex(4)}")
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
         self._actions: list[Callable[[], Awaitable[None]]] = []
@@ -136,7 +146,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     async def _spawn(self, request: StreamJsonRequest) -> Launch:
         launch = self.build(request)
-        transport = ProcessTransport(launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap)
+        transport = self.transport_factory(
+            launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap
+        )
         self.transport = transport
         await transport.start()
         self._ended = False
@@ -271,8 +283,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             "version": self.parser.version,
         }
 
-    async def get_usage(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self.last_usage) if self.last_usage else {}
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     # ── wire helpers ──
     def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
@@ -295,23 +307,16 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         )
 
     async def _control(self, request: dict[str, Any], timeout: float | None = None) -> Any:
-        request_id = f"req_{next(self._ids)}_{secrets.token_hex(4)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
+        async def send(request_id: str) -> None:
             await self._write(
                 {"type": "control_request", "request_id": request_id, "request": request}
             )
-            limit = self.control_timeout if timeout is None else timeout
-            try:
-                return await asyncio.wait_for(asyncio.shield(future), limit)
-            except TimeoutError:
-                raise RequestTimeout(str(request.get("subtype")), limit) from None
-        finally:
-            self._pending.pop(request_id, None)
+
+        limit = self.control_timeout if timeout is None else timeout
+        return await self._calls.call(send, timeout=limit, what=str(request.get("subtype")))
 
     # ── reading ──
-    async def _read_loop(self, transport: ProcessTransport) -> None:
+    async def _read_loop(self, transport: LineTransport) -> None:
         try:
             async for line in transport.lines():
                 for event in self._on_line(line):
@@ -324,7 +329,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     def _on_line(self, line: bytes | OverlongLine) -> list[Event]:
         if isinstance(line, OverlongLine):
             return [
-                Error(
+                ErrorEvent(
                     message=f"dropped a {line.size}-byte line from the agent (over the line limit)",
                     code="line_too_long",
                 )
@@ -351,7 +356,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         events = self.review(self.parser.feed(obj))
         for event in events:
             if isinstance(event, Usage):
-                self.last_usage = event
+                self._usage.add(event)
         sid = self.parser.session_id
         if sid and sid != self.agent_session_id:
             self.agent_session_id = sid
@@ -360,13 +365,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         return events
 
     def _resolve(self, response: dict[str, Any]) -> None:
-        future = self._pending.get(response.get("request_id", ""))
-        if future is None or future.done():
-            return
+        request_id = response.get("request_id", "")
         if response.get("subtype") == "error":
-            future.set_exception(ProtocolError(f"agent refused: {response.get('error')}"))
+            self._calls.reject(request_id, ProtocolError(f"agent refused: {response.get('error')}"))
         else:
-            future.set_result(response.get("response"))
+            self._calls.resolve(request_id, response.get("response"))
 
     async def _error_reply(self, request_id: str, error: str) -> None:
         with contextlib.suppress(ProcessError, SessionError):
@@ -377,7 +380,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 }
             )
 
-    async def _finish(self, transport: ProcessTransport) -> None:
+    async def _finish(self, transport: LineTransport) -> None:
         if self._restart_on_exit:
             await self._restart_after_exit(transport)
             return
@@ -400,26 +403,23 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 message=f"{self.display_name} exited with code {code}",
                 stderr_tail=tail,
             )
-        failure = ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
+        self._calls.fail_all(
+            ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
+        )
         await self._queue.put(ended)
         await self._queue.put(_END)
 
     # ── restart (for CLIs whose interrupt ends the process) ──
-    async def _restart_after_exit(self, transport: ProcessTransport) -> None:
+    async def _restart_after_exit(self, transport: LineTransport) -> None:
         """The process exited because we interrupted it: end the turn ``cancelled`` and resume."""
         self._restart_on_exit = False
         with contextlib.suppress(TimeoutError):
             await transport.wait(self.stop_grace)
-        failure = ProcessError(
-            f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+        self._calls.fail_all(
+            ProcessError(
+                f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+            )
         )
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
-                future.exception()
         for event in self.parser.cancel_turn():
             await self._queue.put(event)
         self._restart_task = asyncio.create_task(self._restart(), name=f"{self.agent_id}-restart")
@@ -432,7 +432,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             await self._spawn(request)
         except (ProtocolError, ProcessError, SessionError) as exc:
             await self._queue.put(
-                Error(message=f"could not resume after the interrupt: {exc}", fatal=True)
+                ErrorEvent(message=f"could not resume after the interrupt: {exc}", fatal=True)
             )
             await self._queue.put(SessionEnded(reason=EndReason.FAILED, message=str(exc)))
             await self._queue.put(_END)

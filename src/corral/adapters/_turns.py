@@ -24,7 +24,7 @@ from ..errors import InvalidPromptError
 from ..events import (
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     QuestionAnswered,
     QuestionAsked,
@@ -132,7 +132,7 @@ class TurnWatchdog:
     async def _fire(self, limit: float) -> None:
         self.fired += 1
         self.emit(
-            Error(
+            ErrorEvent(
                 message=f"the agent produced no output for {limit:g} s during a turn;"
                 " corral is stopping the turn",
                 code=UNRESPONSIVE,

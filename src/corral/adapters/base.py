@@ -33,7 +33,6 @@ import asyncio
 import functools
 import inspect
 import re
-import shutil
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -43,6 +42,7 @@ import msgspec
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ._turns import check_prompt
+from ._usage import UsageTotals
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -110,12 +110,10 @@ class BaseAdapter:
     """Executable probed by the default ``detect()`` (``<binary> --version``)."""
 
     # ── capabilities: data, the single source of truth ──
-    cap_images: ClassVar[bool] = False
     cap_documents: ClassVar[bool] = False
     cap_thinking: ClassVar[bool] = False
     cap_permissions: ClassVar[bool] = False
     cap_subagents: ClassVar[bool] = False
-    cap_interrupt: ClassVar[bool] = False
     cap_input_during_turn: ClassVar[bool] = False
     cap_terminal: ClassVar[bool] = False
     cap_resume: ClassVar[bool] = False
@@ -208,8 +206,9 @@ class BaseAdapter:
     async def list_models(self) -> list[str]:
         return []
 
-    async def get_usage(self) -> dict[str, Any]:
-        return {}
+    async def get_usage(self) -> UsageTotals:
+        """Tokens and cost summed over the session's ``Usage`` events (see ``provides_usage``)."""
+        return UsageTotals()
 
     # ── helpers ──
     @classmethod
@@ -242,12 +241,16 @@ class BaseAdapter:
 
     @classmethod
     async def detect(cls, *, timeout: float = 10.0) -> DetectedAgent | None:
-        """Find ``cli_binary`` on PATH and ask it ``--version``; ``None`` when absent."""
+        """Find ``cli_binary`` as launch does (:func:`find_binary`) and ask it ``--version``;
+        ``None`` when absent."""
         if not cls.cli_binary:
             return None
-        path = shutil.which(cls.cli_binary)
-        if path is None:
+        from ..registry._resolve import resolve_executable_path
+
+        found = resolve_executable_path(cls.cli_binary)
+        if found is None:
             return None
+        path = found.path
         version: str | None = None
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -317,8 +320,10 @@ def contract_problems(cls: type) -> list[str]:
             problems.append(f"{meth}() must be implemented")
             continue
         if meth == "stream":
-            if not (inspect.isasyncgenfunction(impl) or callable(impl)):
-                problems.append("stream() must be an async generator")
+            # An async generator, or a plain method returning an async iterator; an ``async def``
+            # without ``yield`` returns a coroutine, which ``async for`` cannot iterate.
+            if inspect.iscoroutinefunction(impl) or not callable(impl):
+                problems.append("stream() must be an async generator (async def with yield)")
         elif not inspect.iscoroutinefunction(impl):
             problems.append(f"{meth}() must be a coroutine (async def)")
     if (
@@ -370,10 +375,11 @@ async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
 
 
 def find_binary(binary: str | None, name: str) -> str:
-    """The executable to launch: the one given, else corral's pinned install of ``name``, else PATH."""
+    """The executable to launch: the one given, else ``name`` found the way detection finds it
+    (:func:`corral.registry.resolve_executable_path`: the pinned install, then PATH)."""
     if binary:
         return binary
-    from ..agents import locate
+    from ..registry._resolve import resolve_executable_path
 
-    found = locate(name)
-    return str(found) if found is not None else (shutil.which(name) or name)
+    found = resolve_executable_path(name)
+    return found.path if found is not None else name

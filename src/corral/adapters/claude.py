@@ -75,13 +75,11 @@ class ClaudeAdapter(StreamJsonAdapter):
     cli_binary = "claude"
     default_binary: ClassVar[str] = "claude"
 
-    cap_images = True
     cap_image_input = True
     cap_documents = True
     cap_thinking = True
     cap_permissions = True
     cap_subagents = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True

@@ -24,10 +24,8 @@ class GeminiAdapter(AcpAdapter):
     not-found error object ("[object Object]") and never sees ENOENT (docs/protocols/acp.md).
     Reads stay local; writes still go through corral, confined to the project root."""
 
-    cap_images = True
     cap_image_input = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.

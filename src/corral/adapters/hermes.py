@@ -20,9 +20,7 @@ class HermesAdapter(AcpAdapter):
     its session marked running, so every later prompt is only queued, never run (it never reaches
     the model): corral restarts it and resumes the session (``session/load``)."""
 
-    cap_images = True
     cap_image_input = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but

@@ -28,13 +28,14 @@ from typing import Any
 
 import httpx
 
+from .._process import Tap
 from .._process._sse import SseClient
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -45,9 +46,8 @@ from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
-
-Tap = Callable[[str, bytes], None]
 
 READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
@@ -58,12 +58,10 @@ class OpenCodeAdapter(BaseAdapter):
     display_name = "OpenCode"
     cli_binary = "opencode"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
     cap_subagents = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
@@ -118,7 +116,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._ended = False
         self._attach_path: Path | None = None
         self._corral_session_id = ""
-        self._usage: dict[str, float] = {}
+        self._usage = UsageTotals()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -186,12 +184,12 @@ class OpenCodeAdapter(BaseAdapter):
             try:
                 obj = json.loads(msg.data)
             except ValueError:
-                self._emit([Error(message="undecodable /event data", raw=msg.data)])
+                self._emit([ErrorEvent(message="undecodable /event data", raw=msg.data)])
                 continue
             try:
                 events = self.parser.feed(obj)
             except Exception as exc:  # a parser bug must not stall the session
-                events = [Error(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+                events = [ErrorEvent(message=f"could not parse an /event object: {exc!r}", raw=obj)]
             self._emit(events)
 
     async def _open_session(self) -> None:
@@ -317,8 +315,8 @@ class OpenCodeAdapter(BaseAdapter):
                 out += [f"{provider.get('id')}/{m}" for m in provider.get("models") or {}]
         return out
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.server is not None and self.server.returncode is None
@@ -336,12 +334,7 @@ class OpenCodeAdapter(BaseAdapter):
         }
 
     def _count_usage(self, usage: Usage) -> None:
-        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-            value = getattr(usage, key)
-            if value:
-                self._usage[key] = self._usage.get(key, 0) + value
-        if usage.cost_usd:
-            self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + usage.cost_usd
+        self._usage.add(usage)
 
     async def stop(self) -> None:
         if self._stopping:

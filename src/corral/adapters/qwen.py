@@ -101,11 +101,9 @@ class QwenAdapter(StreamJsonAdapter):
     cli_binary = "qwen"
     default_binary: ClassVar[str] = "qwen"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True

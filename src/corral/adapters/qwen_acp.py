@@ -20,12 +20,10 @@ class QwenAcpAdapter(AcpAdapter):
     auth_methods = ("openai",)
 
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
-    cap_images = True
     cap_image_input = True
 
     provides_models = False

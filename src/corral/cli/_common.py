@@ -45,8 +45,10 @@ def run_guarded(app: typer.Typer) -> int:
     except Exception as exc:
         import click
 
-        if isinstance(exc, click.ClickException):
+        # typer >= 0.29 raises its own vendored click's exceptions (typer.TyperException), not
+        # click's: both kinds are usage errors with a message and an exit code, never a traceback.
+        if isinstance(exc, click.ClickException | typer.TyperException) and hasattr(exc, "show"):
             exc.show()
-            return exc.exit_code
+            return int(getattr(exc, "exit_code", 2))
         raise
     return rc if isinstance(rc, int) else 0

@@ -31,6 +31,7 @@ from ..events import (
     TurnCompleted,
 )
 from ..sessions import PermissionPolicy, PromptState, SessionManager, SessionSpec, SessionState
+from ._run_render import PlainRenderer, status_line
 from .sessions import render_event
 
 _STOP = "\x00stop"
@@ -84,6 +85,7 @@ class Chat:
         self.pending: list[ApprovalRequested | QuestionAsked] = []
         self.busy = False
         self.mid_line = False
+        self.renderer = PlainRenderer()
 
     def out(self, text: str) -> None:
         sys.stdout.write(text)
@@ -150,10 +152,8 @@ class Chat:
         raw = getattr(ev, "raw", None)
         if isinstance(raw, dict) and raw.get("state") == PromptState.SENDING:
             self.busy = True
-            self.out(f"… working on {raw['text'][:40]!r} (Ctrl-C stops the turn)\n")
-            return
-        text = render_event(env)
-        if text is None or (isinstance(raw, dict) and "prompt_id" in raw):
+        text = render_event(env, self.renderer)  # the rules every terminal view follows
+        if text is None:
             return
         self.out(text)
         self.mid_line = isinstance(ev, TextDelta)
@@ -183,16 +183,18 @@ class Chat:
                 await mgr.stop_turn(sid)
             elif text == "/status":
                 st = await mgr.status(sid)
-                self.out(f"[status: {st.session.state} busy={st.busy} queue={st.queue}]\n> ")
+                self.out(status_line(st) + "\n> ")
             elif text == "/queue":
-                for p in mgr.prompts(sid):
-                    self.out(f"  {p.state:<13} {p.text[:60]!r}\n")
-                self.out("> ")
+                undelivered = [p for p in mgr.prompts(sid) if p.state != PromptState.DELIVERED]
+                for n, p in enumerate(undelivered, 1):
+                    self.out(f"  {n}. {p.state}: {p.text[:60]!r}\n")
+                self.out("> " if undelivered else "  (nothing waiting)\n> ")
             else:
                 prompt = mgr.send(sid, text)
                 waiting = mgr.queue.counts(sid).get(PromptState.QUEUED, 0)
                 if self.busy and waiting:
-                    self.out(f"[queued ({waiting} waiting): {prompt.text[:40]!r}]\n")
+                    short = prompt.text[:40]
+                    self.out(f"  queued ({waiting} waiting): {short!r}, sent when the turn ends\n")
 
     async def _answer(
         self, mgr: SessionManager, sid: str, req: ApprovalRequested | QuestionAsked, text: str

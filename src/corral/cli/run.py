@@ -42,10 +42,10 @@ from ._run_render import HumanRenderer, JsonRenderer
 
 
 def adapter_class(agent: str) -> type[BaseAdapter]:
-    """The adapter class for ``agent``, found the way the session manager finds it."""
-    from ..sessions._resolve import AdapterResolver
+    """The adapter class for ``agent``: the registry's answer, as for every other caller."""
+    from ..registry import Registry
 
-    return AdapterResolver()(agent)
+    return Registry().resolve(agent)
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
@@ -159,9 +159,7 @@ async def run_once(
     def on_sigint() -> None:
         nonlocal interrupts
         interrupts += 1
-        action = (
-            adapter.interrupt() if interrupts == 1 and adapter.cap_interrupt else adapter.stop()
-        )
+        action = adapter.interrupt() if interrupts == 1 and adapter.cap_cancel else adapter.stop()
         task = loop.create_task(action)
         signal_tasks.add(task)
         task.add_done_callback(signal_tasks.discard)

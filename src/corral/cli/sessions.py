@@ -24,24 +24,13 @@ import typer
 from .._paths import read_token
 from ..errors import ApiError, ConfigError
 from ..events import (
-    ApprovalRequested,
     Envelope,
-    Error,
-    QuestionAsked,
-    SessionEnded,
-    SessionStarted,
     StatusChanged,
-    TextComplete,
-    TextDelta,
-    ToolCallCompleted,
-    ToolCallFailed,
-    ToolCallStarted,
-    TurnCompleted,
-    Warning,
     decode_envelope,
 )
 from ..sessions import SeqGate
 from ._common import JSON_OPTION, console, print_json
+from ._run_render import PlainRenderer
 
 app = typer.Typer(
     name="sessions", help="Persistent agent sessions and their prompt queue.", no_args_is_help=True
@@ -56,40 +45,13 @@ IMAGE_OPTION: list[str] = typer.Option([], "--image", help="Attach an image file
 
 
 # ── rendering, shared with ``corral chat`` ──
-def render_event(envelope: Envelope) -> str | None:
-    """One line (or a text fragment) for a person; ``None`` for events not worth a line."""
-    ev = envelope.event
-    if isinstance(ev, TextDelta):
-        return ev.text
-    if isinstance(ev, TextComplete | SessionStarted):
-        return None if isinstance(ev, TextComplete) else f"[session started: {ev.agent.name}]\n"
-    if isinstance(ev, ToolCallStarted):
-        return (
-            f"\n[tool {ev.name}{': ' + (ev.cmd or ev.title or '') if ev.cmd or ev.title else ''}]\n"
-        )
-    if isinstance(ev, ToolCallCompleted):
-        return f"[tool done] {ev.result.output.strip()[:200]}\n"
-    if isinstance(ev, ToolCallFailed):
-        return f"[tool failed] {ev.error}\n"
-    if isinstance(ev, ApprovalRequested):
-        what = ev.cmd or ev.title or ev.tool_name
-        return f"\n[approval {ev.request_id}] {ev.tool_name}: {what}\n"
-    if isinstance(ev, QuestionAsked):
-        qs = "; ".join(f"{q.question} ({'/'.join(q.options)})" for q in ev.questions)
-        return f"\n[question {ev.request_id}] {qs}\n"
-    if isinstance(ev, TurnCompleted):
-        extra = f": {ev.error}" if ev.error else ""
-        return f"\n[turn {ev.stop_reason}{extra}]\n"
-    if isinstance(ev, SessionEnded):
-        return f"[session ended: {ev.reason}{' — ' + ev.message if ev.message else ''}]\n"
-    if isinstance(ev, StatusChanged):
-        raw = ev.raw if isinstance(ev.raw, dict) else {}
-        if ev.status.startswith("prompt.") and "text" in raw:
-            return f"[{ev.status} v{raw.get('version')}] {raw['text'][:80]!r}\n"
-        return f"[{ev.status}{': ' + ev.message if ev.message else ''}]\n"
-    if isinstance(ev, Warning | Error):
-        return f"[{ev.__struct_config__.tag}] {ev.message}\n"
-    return None
+def render_event(envelope: Envelope, renderer: PlainRenderer | None = None) -> str | None:
+    """The text a person sees for one event, ``None`` for events with nothing to show.
+
+    Pass one ``renderer`` for all the events of a session: the rules (``cli/_render_rules.py``,
+    the same as the web app's) keep a little state, e.g. to show a prompt once.
+    """
+    return (renderer or PlainRenderer()).render(envelope)
 
 
 # ── HTTP ──
@@ -190,7 +152,8 @@ def show(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPT
     events = call(url, "GET", f"/api/sessions/{session_id}/events")
     data["events"] = events
     s = data["session"]
-    text = "".join(filter(None, (render_event(_envelope(e)) for e in events)))
+    renderer = PlainRenderer()
+    text = "".join(filter(None, (render_event(_envelope(e), renderer) for e in events)))
     prompts = "\n".join(_prompt_line(p) for p in data["prompts"])
     _out(data, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}\n{prompts}\n{text}")
 
@@ -241,10 +204,11 @@ def tail(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Print a session's events (JSON lines with --json), following live ones."""
+    renderer = PlainRenderer()
     for env in iter_sse(url, session_id, after, follow):
         if as_json:
             sys.stdout.write(msgspec.json.encode(env).decode() + "\n")
-        elif (text := render_event(env)) is not None:
+        elif (text := render_event(env, renderer)) is not None:
             sys.stdout.write(text)
         sys.stdout.flush()
         status = env.event.status if isinstance(env.event, StatusChanged) else None

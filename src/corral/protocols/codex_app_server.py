@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     PlanEntry,
     PlanUpdated,
@@ -42,7 +42,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
@@ -93,7 +93,6 @@ class AppServerParser:
         self.turn_id: str | None = None
         """The turn in progress (set by ``turn/started``, cleared by ``turn/completed``)."""
         self.model: str | None = None
-        self.usage_total: dict[str, int] = {}
         self._items: dict[str, dict[str, Any]] = {}
         self._streamed: set[str] = set()
         self._output: dict[str, list[str]] = {}
@@ -223,7 +222,7 @@ class AppServerParser:
     def _error(self, p: dict[str, Any]) -> list[Event]:
         err = p.get("error") or {}
         return [
-            Error(
+            ErrorEvent(
                 message=err.get("message") or "error",
                 code=error_code(err.get("codexErrorInfo")),
                 fatal=not p.get("willRetry", False),
@@ -235,7 +234,7 @@ class AppServerParser:
         message = p.get("message") or p.get("summary") or ""
         if p.get("details"):
             message = f"{message}\n{p['details']}"
-        return [Warning(message=message, raw=p)]
+        return [WarningEvent(message=message, raw=p)]
 
     def _model_rerouted(self, p: dict[str, Any]) -> list[Event]:
         self.model = p.get("toModel", self.model)
@@ -243,8 +242,7 @@ class AppServerParser:
 
     def _token_usage(self, p: dict[str, Any]) -> list[Event]:
         usage = p.get("tokenUsage") or {}
-        last, total = usage.get("last") or {}, usage.get("total") or {}
-        self.usage_total = {k: v for k, v in total.items() if isinstance(v, int)}
+        last = usage.get("last") or {}
         return [
             Usage(
                 input_tokens=last.get("inputTokens"),

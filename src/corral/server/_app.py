@@ -20,14 +20,24 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._paths import ensure_private_dir, home_dir
 from .._version import __version__
 from ..errors import ConfigError, CorralError
-from ..sessions import DEFAULT_QUEUE_LIMIT, Resolver, SessionManager
-from . import _login, _sessions_api, _sse
+from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionManager
+from . import (
+    _adapters_api,
+    _files_api,
+    _login,
+    _models_api,
+    _overview_api,
+    _sessions_api,
+    _sse,
+    _web,
+)
+from ._demo import DemoProvider, demo_resolver
 from ._guard import RequestGuard
 from ._limits import BodyLimit, Limits
 from ._login import LoginCodes
@@ -86,11 +96,6 @@ class Settings:
         )
 
 
-_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>corral</title></head>
-<body><h1>corral</h1><p>corral {version} is running. The web app arrives in a later release;
-the API lives under <code>/api</code> (<a href="/api/openapi.json">OpenAPI</a>).</p></body></html>"""
-
-
 def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starlette:
     """The service. ``app.state.token`` is the token in force, ``app.state.login_codes`` issues
     one-time login codes (see :mod:`corral.server._login`)."""
@@ -100,9 +105,8 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     for name in settings.allowed_hosts:
         if "*" in name or "/" in name or not name.strip():
             raise ConfigError(f"allowed host {name!r} is not a host name (wildcards are refused)")
-
-    async def index(request: Request) -> HTMLResponse:
-        return HTMLResponse(_PAGE.format(version=__version__))
+    demo = DemoProvider(settings.db_path.parent / "demo-home")
+    resolver = demo_resolver(resolver or AdapterResolver(), demo)
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True, "version": __version__})
@@ -112,11 +116,14 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with SessionManager(
-            settings.db_path, resolver=resolver, queue_limit=settings.queue_limit
-        ) as manager:
-            app.state.manager = manager
-            yield
+        try:
+            async with SessionManager(
+                settings.db_path, resolver=resolver, queue_limit=settings.queue_limit
+            ) as manager:
+                app.state.manager = manager
+                yield
+        finally:
+            demo.close()
 
     async def on_corral_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, CorralError)
@@ -134,7 +141,11 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         Middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes),
     ]
     routes = [
-        Route("/", index),
+        *_web.ROUTES,
+        *_adapters_api.ROUTES,
+        *_models_api.ROUTES,
+        *_files_api.ROUTES,
+        *_overview_api.ROUTES,
         Route("/api/health", health),
         Route("/api/openapi.json", openapi),
         *_login.ROUTES,
@@ -156,4 +167,5 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     app.state.token = token
     app.state.limits = settings.limits
     app.state.login_codes = LoginCodes(settings.login_code_ttl)
+    app.state.demo = demo
     return app

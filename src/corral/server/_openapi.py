@@ -14,6 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
+from . import _adapters_api, _files_api, _models_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -37,6 +38,10 @@ _TYPES: tuple[Any, ...] = (
     SessionStatus,
     ViewState,
     Envelope,
+    *_adapters_api.OPENAPI_TYPES,
+    *_models_api.OPENAPI_TYPES,
+    *_files_api.OPENAPI_TYPES,
+    *_overview_api.OPENAPI_TYPES,
 )
 
 
@@ -95,6 +100,26 @@ def _paths() -> dict[str, dict[str, Any]]:
             )
         },
         "/api/openapi.json": {"get": _op("This document")},
+        "/api/adapters": {
+            "get": _op(
+                "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
+                query=(("refresh", "boolean"),),
+                returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/adapters/{adapter_id}/models": {
+            "get": _op(
+                "The models an adapter lists live (adapters with provides_models), else why not",
+                params=("adapter_id",),
+                returns=_ref("ModelList"),
+            )
+        },
+        "/api/overview": {
+            "get": _op(
+                "Every session with attention, pending cards, usage and last activity",
+                returns={"type": "array", "items": _ref("SessionOverview")},
+            )
+        },
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
             "post": _op(
@@ -140,6 +165,14 @@ def _paths() -> dict[str, dict[str, Any]]:
                     }
                 },
             }
+        },
+        f"{s}/files": {
+            "get": _op(
+                "@file completions: project files whose path contains q (inside the cwd only)",
+                params=sid,
+                query=(("q", "string"),),
+                returns=_ref("FileMatches"),
+            )
         },
         f"{s}/status": {"get": _op("A fresh status", params=sid, returns=_ref("SessionStatus"))},
         f"{s}/start": {

@@ -18,7 +18,7 @@ from ._models import (
     ViewState,
 )
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
-from ._resolve import AdapterResolver, Resolver, load_class
+from ._resolve import AdapterResolver, Resolver
 from ._store import SessionStore
 
 __all__ = [
@@ -37,5 +37,4 @@ __all__ = [
     "SessionStatus",
     "SessionStore",
     "ViewState",
-    "load_class",
 ]

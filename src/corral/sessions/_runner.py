@@ -35,7 +35,7 @@ from ..events import (
     QuestionAsked,
     SessionEnded,
     TurnCompleted,
-    Warning,
+    WarningEvent,
 )
 from ._models import PromptRecord, SessionState
 from ._queue import PromptQueue
@@ -193,12 +193,14 @@ class SessionRunner:
             raise
         except Exception as exc:
             if prompt.id in self._acked:
-                self._emit(Warning(message=f"after accepting prompt {prompt.id}: {exc}"))
+                self._emit(WarningEvent(message=f"after accepting prompt {prompt.id}: {exc}"))
                 return
             try:
                 self._emit_prompt(self.queue.mark_failed(prompt.id, f"{type(exc).__name__}: {exc}"))
             except sqlite3.Error as db_exc:
-                self._emit(Warning(message=f"could not record failure of {prompt.id}: {db_exc}"))
+                self._emit(
+                    WarningEvent(message=f"could not record failure of {prompt.id}: {db_exc}")
+                )
             self.busy = False
             self.watchdog.disarm()
             self._set_state(SessionState.IDLE)
@@ -216,7 +218,7 @@ class SessionRunner:
         except sqlite3.Error as exc:
             self.unrecorded_acks.append(prompt_id)
             self._emit(
-                Warning(
+                WarningEvent(
                     code="history_write_failed",
                     message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
                     " it will not be sent again",
