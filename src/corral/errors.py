@@ -24,6 +24,7 @@ Errors carry their data as attributes, so nobody has to parse a message::
     ├── ApiError                   the corral service answered with an error (.status, .kind)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
     └── ConfigError                a setting or an input file is invalid
+        └── InvalidPromptError     a prompt refused before it reaches an agent (.reason)
 """
 
 from __future__ import annotations
@@ -42,6 +43,14 @@ class ConfigError(CorralError):
     """A setting, argument or input file is invalid."""
 
     exit_code = 2
+
+
+class InvalidPromptError(ConfigError):
+    """A prompt that must not reach an agent: empty, whitespace only, not text, or unencodable."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"invalid prompt: {reason}")
+        self.reason = reason
 
 
 class ManifestError(CorralError):

@@ -8,7 +8,12 @@
 * ``tap(direction, line)`` sees every line: ``"in"`` for what we write to the child's stdin, ``"out"``
   for what it prints on stdout, and once ``"exit"`` with the exit code (as ASCII digits) when the
   process is reaped. The recorder uses it; it must not raise (errors are swallowed).
-* ``kill()`` ends the whole process group: SIGTERM, a grace period, then SIGKILL.
+* ``kill()`` ends the whole process group — and every descendant that left it (a sandbox that
+  starts its own session) — SIGTERM, a grace period, then SIGKILL.
+* Agents die with corral: each child gets its own process group (``start_new_session``) and, on
+  Linux, a parent-death signal (:func:`~corral._process._lifecycle.child_setup`); the groups of
+  transports still running when the interpreter exits are killed by an ``atexit`` hook, and
+  :func:`kill_all_now` does the same from a signal handler.
 
 stdin stays a pipe for the life of the process (some CLIs print nothing when stdin is a file).
 """
@@ -16,15 +21,18 @@ stdin stays a pipe for the life of the process (some CLIs print nothing when std
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import signal
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Literal
 
 from .._redact import redact
 from ..errors import ProcessError, SpawnError
+from ._lifecycle import ProcessId, child_setup, descendants, kill_tree
 
 Direction = Literal["in", "out", "exit"]
 Tap = Callable[[Direction, bytes], None]
@@ -33,6 +41,22 @@ DEFAULT_MAX_LINE = 16 * 1024 * 1024
 """Longest stdout line accepted (16 MiB): large file reads and images fit, runaway output does not."""
 _CHUNK = 256 * 1024
 _STDERR_TAIL = 16 * 1024
+_live: weakref.WeakSet[ProcessTransport] = weakref.WeakSet()
+
+
+def kill_all_now() -> int:
+    """SIGKILL the process group of every transport still running (signal handlers, exit)."""
+    hit = 0
+    for transport in list(_live):
+        proc = transport._proc
+        if proc is not None and proc.returncode is None:
+            transport.killed_by_us = True
+            transport._signal(signal.SIGKILL)
+            hit += 1
+    return hit
+
+
+atexit.register(kill_all_now)
 
 
 class OverlongLine:
@@ -84,10 +108,12 @@ class ProcessTransport:
                 env=self.env,
                 cwd=self.cwd,
                 start_new_session=True,
+                preexec_fn=child_setup,
                 limit=_CHUNK,
             )
         except OSError as exc:
             raise SpawnError(self.argv, str(exc)) from exc
+        _live.add(self)
         self._stderr_task = asyncio.create_task(self._drain_stderr(), name="stderr-tail")
 
     async def __aenter__(self) -> ProcessTransport:
@@ -201,9 +227,13 @@ class ProcessTransport:
         proc = self._proc
         if proc is None:
             return None
+        # Descendants that left the group (their own session) are found now, while they are
+        # still the leader's descendants, and killed by identity once the group is gone.
+        strays: list[ProcessId] = descendants(proc.pid) if proc.returncode is None else []
         if proc.returncode is None:
             self.killed_by_us = True
             self._signal(signal.SIGTERM)
+            kill_tree(strays, signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), grace)
             except TimeoutError:
@@ -212,6 +242,8 @@ class ProcessTransport:
         else:
             # The leader is gone; stragglers in its group must not outlive the session.
             self._signal(signal.SIGKILL)
+        kill_tree(strays)
+        _live.discard(self)
         await self.close_stdin()
         await self._finish_stderr()
         self._note_exit()
@@ -220,7 +252,13 @@ class ProcessTransport:
     def _note_exit(self) -> None:
         if not self._exit_noted and self._proc is not None and self._proc.returncode is not None:
             self._exit_noted = True
+            _live.discard(self)
             self._tap("exit", str(self._proc.returncode).encode())
+
+    def signal_group(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the agent's process group (no-op once it has exited)."""
+        if self._proc is not None and self._proc.returncode is None:
+            self._signal(sig)
 
     def _signal(self, sig: signal.Signals) -> None:
         proc = self._proc

@@ -17,7 +17,9 @@ An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_
 * ``session/request_permission`` → ``ApprovalRequested``; :meth:`respond_approval` picks the
   agent's option for the decision (or the explicit ``option_id``);
 * :meth:`interrupt` sends ``session/cancel`` and answers pending permission requests
-  ``cancelled``;
+  ``cancelled``, climbing :func:`corral._process.end_turn` when no turn end follows (SIGINT, then
+  the process group is killed: the turn ends ``cancelled`` and the session ``failed``); tools the
+  cancelled turn started are reaped;
 * a broken peer — a line that is not JSON-RPC, a request for a method corral does not serve, the
   process exiting — yields an ``Error`` event; an exit also ends the turn and the session
   (``SessionEnded(failed)`` with the exit code and stderr tail).
@@ -45,7 +47,11 @@ from .._process import (
     OverlongLine,
     Tap,
     TransportFactory,
+    TurnMark,
+    end_turn,
+    reap_turn,
 )
+from .._process._stop import CANCEL_WAIT
 from ..errors import (
     JsonRpcError,
     ProcessError,
@@ -60,6 +66,7 @@ from ..events import (
     Event,
     SessionEnded,
     SessionStarted,
+    StatusChanged,
     Usage,
 )
 from ..protocols.acp import AcpParser
@@ -99,6 +106,11 @@ class AcpAdapter(BaseAdapter, abstract=True):
     serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
+    restart_after_cancel: ClassVar[bool] = False
+    """A prompt cancelled with an error leaves the agent unable to take another (Hermes 0.19.0
+    keeps its session "running" for good): corral restarts it and resumes the session."""
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``session/cancel`` gets to end the turn before corral signals the agent."""
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
@@ -142,6 +154,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._stopping = False
         self._ended = False
         self._usage = UsageTotals()
+        self._cancelling = False
+        self._restarting = False
+        self._turn_mark = TurnMark()
 
     # ── launch ──
     def build_launch(self) -> AcpLaunch:
@@ -156,6 +171,24 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     # ── the four coroutines ──
     async def start(self, session_id: str) -> AgentInfo:
+        await self._spawn()
+        self._tasks = [
+            asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
+            asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
+        ]
+        info = self.make_agent_info(
+            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
+            version=agent_field(self.init_raw, "version"),
+            model=self.model,
+            slash_commands=self.parser.commands,
+            agent_session_id=self.session_id,
+        )
+        self._emit(SessionStarted(agent=info, cwd=self.cwd, raw=self.session_raw or None))
+        return info
+
+    async def _spawn(self) -> None:
+        """Start the agent process and open (or resume) the ACP session; nothing outlives a
+        failure."""
         launch = self.build_launch()
         environ = launch.environ()
         self.terminals = Terminals(self.files, environ)
@@ -174,24 +207,46 @@ class AcpAdapter(BaseAdapter, abstract=True):
         try:
             await self._handshake()
         except (ProcessError, JsonRpcError, TimeoutError) as exc:
-            await self._teardown()
+            await self._close_process()
             raise SpawnError(launch.argv, f"ACP handshake failed: {exc}") from exc
         except BaseException:
-            await self._teardown()
+            await self._close_process()
             raise
-        self._tasks = [
-            asyncio.create_task(self._prompt_loop(), name=f"{self.agent_id}-prompts"),
-            asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit"),
-        ]
-        info = self.make_agent_info(
-            name=agent_field(self.init_raw, "title") or agent_field(self.init_raw, "name"),
-            version=agent_field(self.init_raw, "version"),
-            model=self.model,
-            slash_commands=self.parser.commands,
-            agent_session_id=self.session_id,
-        )
-        self._emit(SessionStarted(agent=info, cwd=self.cwd, raw=self.session_raw or None))
-        return info
+
+    async def _restart(self, why: str) -> bool:
+        """Replace the agent process after a cancelled turn, resuming the same ACP session.
+
+        Runs in the prompt loop. ``False`` (and the session ended ``failed``) when the agent
+        cannot be resumed."""
+        self._restarting = True
+        try:
+            watcher = self._tasks[1] if len(self._tasks) > 1 else None
+            if watcher is not None and watcher is not asyncio.current_task():
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await watcher
+            reap_turn(self._transport, self._turn_mark)  # the cancelled turn's tools first
+            await self._close_process()
+            self.resume_session_id = self.session_id or self.resume_session_id
+            try:
+                await self._spawn()
+            except Exception as exc:
+                self._emit(
+                    ErrorEvent(
+                        message=f"could not restart the agent after a cancel ({why}): {exc}",
+                        code="restart_failed",
+                        fatal=True,
+                    )
+                )
+                self._end(EndReason.FAILED, message=f"restart after cancel failed: {exc}")
+                return False
+            self._emit(StatusChanged(status="restarted", message=why))
+            self._tasks[1:] = [
+                asyncio.create_task(self._watch_exit(), name=f"{self.agent_id}-exit")
+            ]
+            return True
+        finally:
+            self._restarting = False
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         await self._prompts.put((self._blocks(text, attachments), None))
@@ -239,8 +294,22 @@ class AcpAdapter(BaseAdapter, abstract=True):
     async def interrupt(self) -> None:
         if self._client is None or self.session_id is None:
             raise UnsupportedOperation(self.agent_id, "interrupt")
-        await self._client.notify("session/cancel", {"sessionId": self.session_id})
-        self.permissions.cancel_all()
+        client, session_id = self._client, self.session_id
+
+        async def cancel() -> None:
+            self._cancelling = True
+            self.permissions.cancel_all()
+            await client.notify("session/cancel", {"sessionId": session_id})
+            self.permissions.cancel_all()
+
+        await end_turn(
+            transport=self._transport,
+            cancel=cancel,
+            turn_over=lambda: not self._in_turn,
+            before_escalate=lambda: setattr(self, "_restarting", self.cap_resume),
+            mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
+        )
 
     async def respond_approval(
         self,
@@ -334,6 +403,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
             blocks, ack = await self._prompts.get()
             self._in_turn = True
             self._replaying = False
+            self._cancelling = False
+            self._turn_mark.mark()
             if ack is not None:
                 ack()
             try:
@@ -343,12 +414,24 @@ class AcpAdapter(BaseAdapter, abstract=True):
                     timeout=_TURN_TIMEOUT,
                 )
             except JsonRpcError as exc:
-                self._emit_all(
-                    self.parser.prompt_failed(exc.rpc_message, {"code": exc.code, "data": exc.data})
-                )
+                raw = {"code": exc.code, "message": exc.rpc_message, "data": exc.data}
+                if self._cancelling:
+                    # Some agents (Hermes 0.19.0) answer a prompt cancelled during a tool with an
+                    # error: the turn still ended because we cancelled it.
+                    self._emit_all(self.parser.prompt_cancelled(raw))
+                    if self.restart_after_cancel and not await self._restart(exc.rpc_message):
+                        return
+                else:
+                    self._emit_all(self.parser.prompt_failed(exc.rpc_message, raw))
             except ProcessError as exc:
-                self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
-                return
+                if not self._cancelling:
+                    self._emit_all(self.parser.prompt_failed(f"agent exited mid-turn: {exc}"))
+                    return
+                # corral's stop ladder had to end the agent: the turn was cancelled, and the
+                # session goes on in a new process where the agent can resume it.
+                self._emit_all(self.parser.prompt_cancelled({"corral": "agent stopped"}))
+                if not self._restarting or not await self._restart("stopped by corral"):
+                    return
             else:
                 self._emit_all(self.parser.prompt_result(result))
             finally:
@@ -357,7 +440,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     async def _watch_exit(self) -> None:
         assert self._client is not None and self._transport is not None
         await self._client.eof.wait()
-        if self._stopping:
+        if self._stopping or self._restarting:
             return
         if self._in_turn:
             # Let the prompt loop report the broken turn first.
@@ -459,17 +542,21 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self._emit(SessionEnded(reason=reason, **fields))
         self._ended = True
 
-    async def _teardown(self) -> int | None:
+    async def _close_process(self) -> int | None:
         code: int | None = None
         if self._client is not None:
             code = await self._client.close(grace=3.0)
         elif self._transport is not None:
             code = await self._transport.kill()
+        if self.terminals is not None:
+            await self.terminals.close()
+        return code
+
+    async def _teardown(self) -> int | None:
+        code = await self._close_process()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self.terminals is not None:
-            await self.terminals.close()
         return code

@@ -17,6 +17,7 @@ import os
 import signal
 from typing import Any
 
+from .._process._lifecycle import child_setup
 from ..errors import JsonRpcError
 from ._acp_fs import INVALID_PARAMS, ProjectFiles
 
@@ -117,6 +118,7 @@ class Terminals:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=child_setup,
             )
         except OSError as exc:
             raise JsonRpcError(-32603, f"could not start {command}: {exc}") from exc

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from .._process._lifecycle import child_setup
 from .._redact import redact
 from ..errors import ServerStartTimeout, SpawnError
 
@@ -111,6 +112,7 @@ class OpenCodeServer:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=child_setup,
             )
         except OSError as exc:
             raise SpawnError(self.launch.argv, str(exc)) from exc

@@ -10,6 +10,11 @@ Bytes that are not the protocol never crash the session: an overlong line, a lin
 valid JSON, or binary garbage each become an ``Error`` event; the session always ends with exactly
 one ``SessionEnded``: ``completed`` (exit 0), ``failed`` (anything else, with the stderr tail) or
 ``killed`` (we had to signal it).
+
+:meth:`interrupt` climbs :func:`corral._process.end_turn`: the ``interrupt`` control request, then
+SIGINT, then the process group is killed; if the process had to go, the turn ends ``cancelled`` and
+the session goes on in a new process resumed with ``--resume <session id>`` (the next :meth:`send`
+waits for it). Tools the cancelled turn started are reaped.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from .._process import (
     OverlongLine,
     Tap,
     TransportFactory,
+    TurnMark,
+    end_turn,
 )
 from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
@@ -58,6 +65,10 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     default_binary: ClassVar[str]
     control_timeout: ClassVar[float] = 30.0
     stop_grace: ClassVar[float] = 5.0
+    cancel_wait: ClassVar[float] = 5.0
+    """Seconds the ``interrupt`` control request gets to end the turn before corral signals."""
+    interrupt_exits: ClassVar[bool] = False
+    """The CLI exits on ``interrupt`` (Qwen Code): the session always continues in a new process."""
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
@@ -101,6 +112,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self._remembered: set[tuple[str, str]] = set()
         """Approvals corral itself remembers for the session (for CLIs that cannot)."""
         self._restart_task: asyncio.Task[None] | None = None
+        self._turn_mark = TurnMark()
 
     # ── subclass hooks ──
     def launch_request(self) -> StreamJsonRequest:
@@ -153,6 +165,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         await self._await_restart()
         content = self.user_content(text, attachments or ())
+        if not self.parser.turn_open:
+            self._turn_mark.mark()
         await self._write(
             {
                 "type": "user",
@@ -172,6 +186,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
             await self._await_restart()
+        self._restart_on_exit = False
         transport = self.transport
         if transport is None:
             return
@@ -185,7 +200,29 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     # ── interaction ──
     async def interrupt(self) -> None:
-        await self._control({"subtype": "interrupt"})
+        """End the current turn within a bound; see the module docstring."""
+        await self._await_restart()
+        transport = self.transport
+        if transport is None or self._ended:
+            raise SessionError("the session is not running")
+        if self.interrupt_exits:
+            self._restart_on_exit = True
+
+        async def cancel() -> None:
+            with contextlib.suppress(ProcessError, ProtocolError):
+                await self._control({"subtype": "interrupt"}, timeout=self.cancel_wait)
+
+        def expect_restart() -> None:
+            self._restart_on_exit = True
+
+        await end_turn(
+            transport=transport,
+            cancel=cancel,
+            turn_over=lambda: not self.parser.turn_open,
+            before_escalate=expect_restart,
+            mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
+        )
 
     async def respond_approval(
         self,
@@ -344,7 +381,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             )
 
     async def _finish(self, transport: LineTransport) -> None:
-        if self._restart_on_exit and not transport.killed_by_us:
+        if self._restart_on_exit:
             await self._restart_after_exit(transport)
             return
         for event in self.parser.finish():

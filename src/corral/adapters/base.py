@@ -24,11 +24,17 @@ Launch options arrive as one :class:`LaunchOptions` value (see :mod:`corral.adap
 support is refused by name (``UnsupportedOperation``), never dropped. Intents: an adapter lists the
 ones it can enforce in ``enforceable_intents`` and renders them with ``intent_renderer`` (a pure
 function from :mod:`corral.intents`); any other intent is refused (``IntentRefused``).
+
+Every ``send()`` / ``send_acknowledged()`` a subclass defines is wrapped, when the class is
+defined, so that an invalid prompt (empty, whitespace only, not text — see
+:func:`corral.adapters._turns.check_prompt`) raises :class:`~corral.errors.InvalidPromptError`
+before the driver runs: no agent ever sees one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -42,6 +48,7 @@ from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
 from ._options import LaunchOptions
+from ._turns import check_prompt
 from ._usage import UsageTotals
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
@@ -143,6 +150,10 @@ class BaseAdapter:
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.__corral_abstract__ = abstract  # type: ignore[attr-defined]
+        for name in ("send", "send_acknowledged"):
+            impl = cls.__dict__.get(name)
+            if inspect.iscoroutinefunction(impl) and not hasattr(impl, "__corral_checked__"):
+                setattr(cls, name, _checked(impl))
         if not abstract:
             problems = contract_problems(cls)
             if problems:
@@ -279,6 +290,18 @@ class BaseAdapter:
         except OSError:
             return None
         return DetectedAgent(agent_id=cls.agent_id, path=path, version=version)
+
+
+def _checked(impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl`` (a ``send``) with the prompt checked first."""
+
+    @functools.wraps(impl)
+    async def send(self: BaseAdapter, text: str, attachments: Any = None, **kw: Any) -> Any:
+        check_prompt(text, attachments)
+        return await impl(self, text, attachments, **kw)
+
+    send.__corral_checked__ = True  # type: ignore[attr-defined]
+    return send
 
 
 _VERSION_RE = re.compile(r"(\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.]+)?)")

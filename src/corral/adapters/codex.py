@@ -19,7 +19,16 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .._process import DEFAULT_TRANSPORT, METHOD_NOT_FOUND, JsonRpcClient, Tap, TransportFactory
+from .._process import (
+    DEFAULT_TRANSPORT,
+    METHOD_NOT_FOUND,
+    JsonRpcClient,
+    Tap,
+    TransportFactory,
+    TurnMark,
+    end_turn,
+)
+from .._process._stop import CANCEL_WAIT
 from .._version import __version__
 from ..errors import ConfigError, JsonRpcError, ProcessError, UnsupportedOperation
 from ..events import (
@@ -60,6 +69,8 @@ class CodexAdapter(BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 
     agent_id: ClassVar[str] = "codex"
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``turn/interrupt`` gets to end the turn before corral signals the app-server."""
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
@@ -121,6 +132,8 @@ class CodexAdapter(BaseAdapter):
         self._ended = False
         self._attachments = Attachments()
         self._pending: dict[str, str | None] = {}  # overrides for the next turn/start
+        self._cancelling = False
+        self._turn_mark = TurnMark()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -247,17 +260,32 @@ class CodexAdapter(BaseAdapter):
             approval=self._pending.pop("approval", None),
             sandbox=self._pending.pop("sandbox", None),
         )
+        self._turn_mark.mark()
         result = await client.request("turn/start", params)
         turn_id = (result.get("turn") or {}).get("id")
         if turn_id and turn_id not in self._finished_turns:
             self._turn_id = turn_id
 
     async def interrupt(self) -> None:
+        """``turn/interrupt``, climbing :func:`corral._process.end_turn` when the turn does not end
+        (SIGINT, then the process group: the turn ends ``cancelled``, the session ``failed``);
+        the cancelled turn's tool processes (a ``sleep`` under codex's sandbox) are reaped."""
         client = self._require_client()
         turn_id = self._turn_id or self.parser.turn_id
         if turn_id is None:
             return
-        await client.request("turn/interrupt", {"threadId": self.thread_id, "turnId": turn_id})
+
+        async def cancel() -> None:
+            await client.request("turn/interrupt", {"threadId": self.thread_id, "turnId": turn_id})
+
+        await end_turn(
+            transport=client.transport,
+            cancel=cancel,
+            turn_over=lambda: self._turn_id is None,
+            before_escalate=lambda: setattr(self, "_cancelling", True),
+            mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
+        )
 
     async def respond_approval(
         self,
@@ -393,7 +421,10 @@ class CodexAdapter(BaseAdapter):
             code = await client.transport.kill(1.0)
         tail = client.transport.stderr_tail[-4000:]
         message = f"codex app-server exited with code {code}"
-        if self._turn_id is not None:
+        if self._turn_id is not None and self._cancelling:
+            self._emit(TurnCompleted(stop_reason=StopReason.CANCELLED, turn_id=self._turn_id))
+            self._turn_id = None
+        elif self._turn_id is not None:
             detail = f"{message}: {tail.strip()[-1000:]}" if tail.strip() else message
             self._emit(
                 TurnCompleted(stop_reason=StopReason.ERROR, turn_id=self._turn_id, error=detail)

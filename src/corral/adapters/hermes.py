@@ -17,6 +17,10 @@ class HermesAdapter(AcpAdapter):
     display_name = "Hermes Agent"
     cli_binary = "hermes"
     acp_args = ("acp",)
+    restart_after_cancel = True
+    """Hermes 0.19.0 answers a prompt cancelled during a tool with "Internal error" and leaves
+    its session marked running, so every later prompt is only queued, never run (it never reaches
+    the model): corral restarts it and resumes the session (``session/load``)."""
 
     cap_image_input = True
     cap_cancel = True

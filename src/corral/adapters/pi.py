@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .._process import (
     DEFAULT_TRANSPORT,
@@ -28,7 +28,10 @@ from .._process import (
     OverlongLine,
     Tap,
     TransportFactory,
+    TurnMark,
+    end_turn,
 )
+from .._process._stop import CANCEL_WAIT
 from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
@@ -87,6 +90,8 @@ class PiAdapter(BaseAdapter):
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
     display_name = "Pi"
     cli_binary = "pi"
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds ``abort`` gets to end the run before corral signals pi."""
 
     cap_image_input = True
     cap_thinking = True
@@ -133,6 +138,7 @@ class PiAdapter(BaseAdapter):
         self._reader: asyncio.Task[None] | None = None
         self._agent_started = asyncio.Event()
         self._stopping = False
+        self._turn_mark = TurnMark()
         self._ended = False
         self._usage = UsageTotals()
 
@@ -278,6 +284,8 @@ class PiAdapter(BaseAdapter):
         images = image_payload(attachments or ())
         if images:
             command["images"] = images
+        if not self.parser.streaming:
+            self._turn_mark.mark()
         if self.parser.streaming:
             # A steer sent before the run has started is lost by pi 0.73.1: wait for agent_start.
             with contextlib.suppress(TimeoutError):
@@ -297,7 +305,18 @@ class PiAdapter(BaseAdapter):
         await self.command(command)
 
     async def interrupt(self) -> None:
-        await self.command({"type": "abort"})
+        """``abort``, climbing :func:`corral._process.end_turn` when the run does not end (SIGINT,
+        then the process group: the turn ends ``cancelled``, the session ``failed``); the cancelled
+        turn's tool processes are reaped."""
+        if self.transport is None:
+            raise SessionError("pi is not running")
+        await end_turn(
+            transport=self.transport,
+            cancel=lambda: self.command({"type": "abort"}),
+            turn_over=lambda: not self.parser.streaming,
+            mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
+        )
 
     async def set_model(self, model: str) -> None:
         provider, _, model_id = model.rpartition("/")

@@ -14,7 +14,6 @@ differs, as observed on the real CLI:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import re
@@ -24,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
+from ..errors import ConfigError, UnsupportedOperation
 from ..events import ApprovalDecision, ApprovalRequested, Event
 from ..intents import Intent
 from ..intents import claude as intent_rules
@@ -192,15 +191,10 @@ class QwenAdapter(StreamJsonAdapter):
             shutil.rmtree(self._attach_dir, ignore_errors=True)
             self._attach_dir = None
 
-    async def interrupt(self) -> None:
-        """Qwen Code 0.15.10 aborts its whole session on ``interrupt`` and exits (code 130).
-
-        The turn is reported ``cancelled`` and the session continues in a new process resumed
-        with ``--resume <session id>``; the next :meth:`send` waits for it.
-        """
-        self._restart_on_exit = True
-        with contextlib.suppress(ProcessError, ProtocolError):
-            await self._control({"subtype": "interrupt"}, timeout=5.0)
+    interrupt_exits = True
+    """Qwen Code 0.15.10 aborts its whole session on ``interrupt`` and exits (code 130): the turn
+    is reported ``cancelled`` and the session continues in a new process resumed with
+    ``--resume <session id>``; the next :meth:`send` waits for it."""
 
     async def answer_question(self, request_id: str, answers: dict[str, str]) -> None:
         """Unsupported: in stream-json mode Qwen Code 0.15.10 passes no answers to its

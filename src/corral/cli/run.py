@@ -1,8 +1,10 @@
 """``corral run AGENT PROMPT``: one prompt, its events streamed, the outcome as the exit code.
 
-Exit codes: 0 the turn ended normally · 1 it failed (or the agent died) · 2 bad usage ·
-4 unknown agent · 5 the agent cannot enforce ``--intent`` · 130 cancelled (Ctrl-C interrupts the
-turn; a second Ctrl-C kills the agent).
+Exit codes: 0 the turn ended normally · 1 it failed, the agent died, or it stayed silent past
+``--idle-timeout`` (an ``agent_unresponsive`` error, then the turn is stopped) · 2 bad usage or an
+invalid (e.g. empty) prompt · 4 unknown agent · 5 the agent cannot enforce ``--intent`` · 130
+cancelled (Ctrl-C interrupts the turn; a second Ctrl-C kills the agent) · 143 / 129 terminated by
+SIGTERM / SIGHUP (the agent is killed first: its whole process group, never left running).
 
 Approvals: under ``--intent`` corral first checks every request against the intent and denies what
 it forbids, whatever else was asked for (``--yes`` included); a run has no human at a prompt, so
@@ -14,6 +16,7 @@ question gets no answer and is denied too).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import mimetypes
 import signal
 import sys
@@ -24,7 +27,9 @@ import msgspec
 import typer
 from rich.prompt import Prompt
 
+from .._process import kill_all_now
 from ..adapters._options import LaunchOptions, guard_of
+from ..adapters._turns import DEFAULT_IDLE_TIMEOUT, TurnWatchdog, check_prompt
 from ..adapters.base import Attachment, BaseAdapter, construct
 from ..errors import ConfigError
 from ..events import (
@@ -101,11 +106,19 @@ def register(root: typer.Typer) -> None:
         agent_arg: list[str] = typer.Option(
             [], "--agent-arg", help="Extra argument for the agent CLI (repeatable)."
         ),
+        idle_timeout: float = typer.Option(
+            DEFAULT_IDLE_TIMEOUT,
+            "--idle-timeout",
+            help="Stop the turn after this many seconds without output from the agent (0: never).",
+        ),
         json_out: bool = JSON_OPTION,
     ) -> None:
         """Send one prompt to an agent and stream its normalized events."""
-        cls = adapter_class(agent)
         attachments = load_images(image)
+        check_prompt(prompt, attachments)
+        if idle_timeout < 0:
+            raise ConfigError("--idle-timeout must be 0 (off) or a positive number of seconds")
+        cls = adapter_class(agent)
         session_ids: list[str] = []
         options = LaunchOptions.create(
             cwd=(cwd or Path.cwd()).resolve(),
@@ -128,6 +141,7 @@ def register(root: typer.Typer) -> None:
                 json_out=json_out,
                 allow_all=yes,
                 interactive=sys.stdin.isatty(),
+                idle_timeout=idle_timeout,
             )
         )
         if session_ids and not json_out:
@@ -145,13 +159,18 @@ async def run_once(
     json_out: bool,
     allow_all: bool,
     interactive: bool,
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
 ) -> int:
     """Run one prompt to its end; returns the exit code."""
+    check_prompt(prompt, attachments)
     renderer: JsonRenderer | HumanRenderer = JsonRenderer() if json_out else HumanRenderer()
     sequencer = Sequencer(str(uuid.uuid4()), adapter.agent_id)
     loop = asyncio.get_running_loop()
     interrupts = 0
+    terminated: int | None = None
     signal_tasks: set[asyncio.Task[None]] = set()
+    main = asyncio.current_task()
+    watchdog = TurnWatchdog(adapter, idle_timeout, lambda e: renderer.show(sequencer.wrap(e)))
 
     def on_sigint() -> None:
         nonlocal interrupts
@@ -161,15 +180,42 @@ async def run_once(
         signal_tasks.add(task)
         task.add_done_callback(signal_tasks.discard)
 
+    async def teardown() -> None:
+        # The agent goes first, whatever it does: stop() within a bound, else SIGKILL its group.
+        try:
+            await asyncio.wait_for(adapter.stop(), 10.0)
+        except BaseException:
+            kill_all_now()
+        await asyncio.sleep(2.0)
+        if main is not None and not main.done():
+            kill_all_now()
+            main.cancel()
+
+    def on_terminate(sig: signal.Signals) -> None:
+        nonlocal terminated
+        if terminated is not None:
+            kill_all_now()
+            return
+        terminated = 128 + int(sig)
+        task = loop.create_task(teardown())
+        signal_tasks.add(task)
+        task.add_done_callback(signal_tasks.discard)
+
     loop.add_signal_handler(signal.SIGINT, on_sigint)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, on_terminate, sig)
     outcome: StopReason | None = None
     ended: SessionEnded | None = None
+    watching: asyncio.Task[None] | None = None
     try:
         await adapter.start(sequencer.session_id)
         await adapter.send(prompt, attachments)
+        watchdog.turn_started()
+        watching = loop.create_task(watchdog.run())
         guard = guard_of(adapter)
         calls: dict[str, ToolCallStarted] = {}
         async for event in adapter.stream():
+            watchdog.saw(event)
             if guard is not None and isinstance(event, ToolCallStarted):
                 calls[event.call_id] = event
             elif (
@@ -210,9 +256,28 @@ async def run_once(
                 await adapter.stop()
             elif isinstance(event, SessionEnded):
                 ended = event
+    except asyncio.CancelledError:
+        if terminated is None:
+            raise
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        await adapter.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+        if watching is not None:
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
+        try:
+            await asyncio.wait_for(adapter.stop(), 15.0)
+        except BaseException:
+            kill_all_now()
+            raise
+        finally:
+            for task in list(signal_tasks):
+                task.cancel()
+    if terminated is not None:
+        return terminated
+    if watchdog.fired:
+        return 1
     if outcome is StopReason.CANCELLED or interrupts:
         return 130
     if outcome is StopReason.END_TURN and (ended is None or ended.reason is not EndReason.FAILED):

@@ -292,6 +292,7 @@ class AcpParser:
         output = _output(known)
         kind = KIND_MAP.get(str(known.get("kind") or "other"), ToolKind.OTHER)
         name = str(known.get("title") or known.get("kind") or "tool")
+        exit_code = _exit_code(known.get("rawOutput"))
         if status == "completed":
             return [
                 *self._synthetic_diff(call_id, known),
@@ -299,7 +300,12 @@ class AcpParser:
                     call_id=call_id,
                     name=name,
                     kind=kind,
-                    result=ToolResult(output=output, structured=known.get("rawOutput")),
+                    result=ToolResult(
+                        output=output,
+                        structured=known.get("rawOutput"),
+                        exit_code=exit_code,
+                        is_error=bool(exit_code),
+                    ),
                     raw=upd,
                 ),
             ]
@@ -311,7 +317,12 @@ class AcpParser:
                 denied=denied,
                 name=name,
                 kind=kind,
-                result=ToolResult(output=output, structured=known.get("rawOutput"), is_error=True),
+                result=ToolResult(
+                    output=output,
+                    structured=known.get("rawOutput"),
+                    exit_code=exit_code,
+                    is_error=True,
+                ),
                 raw=upd,
             )
         ]
@@ -481,6 +492,15 @@ class AcpParser:
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
         ]
 
+    def prompt_cancelled(self, raw: Any = None) -> list[Event]:
+        """The turn ended because corral cancelled it (the agent's own end was an error or the
+        process had to go): open calls closed, a cancelled ``TurnCompleted``."""
+        return [
+            *self._flush(),
+            *self._close_open(StopReason.CANCELLED),
+            TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw),
+        ]
+
     def _close_open(self, reason: StopReason) -> list[Event]:
         """Calls still open when the turn ends get their terminal event here, once.
 
@@ -560,6 +580,18 @@ def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
     if not counts:
         return {}
     return {"inputTokens": counts.get("input_tokens"), "outputTokens": counts.get("output_tokens")}
+
+
+def _exit_code(raw: Any) -> int | None:
+    """A command's exit status where the vendor puts it: ``exit`` / ``exitCode`` / ``exit_code``,
+    at the top of ``rawOutput`` or in its ``metadata`` (OpenCode: ``metadata.exit``)."""
+    raw = _dict(raw)
+    for where in (raw, _dict(raw.get("metadata"))):
+        for key in ("exitCode", "exit_code", "exit"):
+            value = where.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return None
 
 
 def _output(known: dict[str, Any]) -> str:

@@ -6,7 +6,15 @@ it runs :meth:`recover`, leaving it stops every live adapter (their sessions bec
 ``disconnected``, resumable later).
 
 Every event is stored as an :class:`~corral.events.Envelope` with a per-session monotonic ``seq``
-before observers see it. One process writes a session at a time (one writer, many observers).
+before observers see it. One process writes a session at a time (one writer, many observers): the
+writer holds the session's OS lock (:mod:`corral.sessions._ownership`) for as long as it runs the
+session, so a crashed owner whose pid was reused is still recognised as gone;
+:meth:`SessionManager.take_over` is the explicit path for a session whose owner cannot be proven
+dead by its lock.
+
+Prompts are checked before they are stored (:func:`corral.adapters._turns.check_prompt`: an empty,
+whitespace-only or unencodable prompt raises :class:`~corral.errors.InvalidPromptError`), and every
+turn has a no-output watchdog (``idle_timeout``; see :mod:`corral.sessions._runner`).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from .. import _db
 from .._paths import directory_problem
 from .._redact import redact, redact_event, redact_optional
 from ..adapters._options import LaunchOptions
+from ..adapters._turns import DEFAULT_IDLE_TIMEOUT, check_prompt
 from ..adapters.base import Attachment, BaseAdapter, check_options, construct
 from ..errors import ConfigError, SessionError, UnsupportedOperation
 from ..events import (
@@ -49,10 +58,11 @@ from ._models import (
     SessionStatus,
     ViewState,
 )
+from ._ownership import LockState, OwnerLocks, owner_alive
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
 from ._resolve import AdapterResolver, Resolver
 from ._runner import SessionRunner
-from ._store import SessionStore, pid_alive
+from ._store import SessionStore
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -66,6 +76,7 @@ class SessionManager:
         resolver: Resolver | None = None,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
         start_timeout: float = START_TIMEOUT,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         # Queue transitions are fsync'd (synchronous=FULL); the transcript and session rows use
         # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
@@ -75,6 +86,8 @@ class SessionManager:
         self.queue = PromptQueue(self._queue_conn, limit=queue_limit)
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
+        self.idle_timeout = idle_timeout
+        self.locks = OwnerLocks(db_path)
         self.hub = Hub()
         self.history_write_failures = 0
         self._runners: dict[str, SessionRunner] = {}
@@ -98,6 +111,8 @@ class SessionManager:
             self._runners.pop(sid, None)
             self.emit(sid, StatusChanged(status="disconnected", message="corral stopped"))
             self._set_state(sid, SessionState.DISCONNECTED)
+            self.locks.release(sid)
+        self.locks.release_all()
         self.hub.close()
         self._queue_conn.close()
         self._store_conn.close()
@@ -106,9 +121,8 @@ class SessionManager:
         """After a (re)start: sessions left live by a dead process become ``disconnected``, their
         ``sending`` prompts ``indeterminate`` (never replayed automatically). Returns both lists.
         Sessions another live corral process runs are left alone."""
-        me = os.getpid()
         live = {s: pid for s, pid in self.store.live_owners().items() if s not in self._runners}
-        sessions = [s for s, pid in live.items() if pid is None or pid == me or not pid_alive(pid)]
+        sessions = [s for s, pid in live.items() if not owner_alive(self.locks, s, pid)]
         self.store.mark_disconnected(sessions)
         elsewhere = set(self.store.live_owners()) - set(self._runners)
         prompts = self.queue.recover(skip_sessions=elsewhere | set(self._runners))
@@ -205,6 +219,7 @@ class SessionManager:
             if session_id in self._runners:
                 raise SessionError(f"session {session_id} is already running", session_id)
             self._check_writer(session_id)
+            self.locks.acquire(session_id)
             cls = self.resolver(record.adapter_id)
             options = LaunchOptions.create(
                 cwd=record.cwd,
@@ -227,6 +242,7 @@ class SessionManager:
                 message = redact(f"{type(exc).__name__}: {exc}")
                 self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
                 self.store.update(session_id, state=SessionState.FAILED, last_error=message)
+                self.locks.release(session_id)
                 raise SessionError(f"could not start session: {message}", session_id) from exc
             fields: dict[str, Any] = {
                 "agent_info": msgspec.to_builtins(info),
@@ -271,6 +287,36 @@ class SessionManager:
             for prompt in self.queue.cancel_queued(session_id, "session killed"):
                 self._emit_prompt(prompt)
             self._set_state(session_id, SessionState.ENDED)
+            self.locks.release(session_id)
+            return self.store.get(session_id)
+
+    async def take_over(self, session_id: str) -> SessionRecord:
+        """Claim a session whose recorded owner cannot be proven alive, explicitly.
+
+        Refused while a live corral process holds the session's lock (that one really runs it).
+        Otherwise the session becomes ``disconnected`` and its ``sending`` prompts
+        ``indeterminate`` (never replayed), whatever process now has the recorded pid — the way
+        out when a pid was reused and the session predates ownership locks. Resume, retry or kill
+        it afterwards as usual.
+        """
+        async with self._lock(session_id):
+            record = self.store.get(session_id)
+            if session_id in self._runners:
+                raise SessionError(f"session {session_id} is run by this process", session_id)
+            if self.locks.state(session_id) is LockState.HELD:
+                raise SessionError(
+                    f"session {session_id} is run by a live corral process (it holds the lock)",
+                    session_id,
+                )
+            if record.state in LIVE_STATES:
+                self.store.mark_disconnected([session_id])
+                self.emit(
+                    session_id,
+                    StatusChanged(status="disconnected", message="taken over from a dead owner"),
+                )
+            for prompt in self.queue.recover(only=session_id):
+                self._emit_prompt(prompt)
+            self.locks.forget(session_id)
             return self.store.get(session_id)
 
     async def status(self, session_id: str) -> SessionStatus:
@@ -338,7 +384,11 @@ class SessionManager:
         attachments: Sequence[Attachment] = (),
         launch: Mapping[str, Any] | None = None,
     ) -> PromptRecord:
-        """Queue a prompt; it is delivered in order, when no turn is running."""
+        """Queue a prompt; it is delivered in order, when no turn is running.
+
+        An invalid prompt (empty, whitespace only…) raises
+        :class:`~corral.errors.InvalidPromptError` and is not stored."""
+        check_prompt(text, attachments)
         record = self.store.get(session_id)
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)
@@ -359,6 +409,7 @@ class SessionManager:
     def edit_prompt(
         self, prompt_id: str, text: str, *, expected_version: int | None = None
     ) -> PromptRecord:
+        check_prompt(text, self.queue.get(prompt_id).attachments)
         self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.edit(prompt_id, text, expected_version=expected_version)
         self._emit_prompt(prompt)
@@ -389,8 +440,9 @@ class SessionManager:
         """One writer per session: refuse to touch a session another live corral process runs."""
         if session_id in self._runners:
             return
-        owner = self.store.live_owners().get(session_id)
-        if owner is not None and owner != os.getpid() and pid_alive(owner):
+        owners = self.store.live_owners()
+        owner = owners.get(session_id)
+        if session_id in owners and owner_alive(self.locks, session_id, owner):
             raise SessionError(
                 f"session {session_id} is run by corral process {owner}; use that process",
                 session_id,
@@ -433,6 +485,7 @@ class SessionManager:
             state = SessionState.FAILED if failed else SessionState.ENDED
             last_error = redact_optional(message) if failed else None
             self.store.update(session_id, state=state, last_error=last_error)
+            self.locks.release(session_id)
 
         def emit(event: Event) -> Envelope:
             return self.emit(session_id, event, source=adapter.agent_id)
@@ -445,6 +498,7 @@ class SessionManager:
             emit_prompt=self._emit_prompt,
             set_state=lambda state: self._set_state(session_id, state),
             on_end=on_end,
+            idle_timeout=self.idle_timeout,
         )
         return runner
 

@@ -208,9 +208,12 @@ class PromptQueue:
             self._set(prompt_id, PromptState.INDETERMINATE, error=reason)
         return self.get(prompt_id)
 
-    def recover(self, *, skip_sessions: Iterable[str] = ()) -> list[PromptRecord]:
+    def recover(
+        self, *, skip_sessions: Iterable[str] = (), only: str | None = None
+    ) -> list[PromptRecord]:
         """After a restart: every ``sending`` prompt becomes ``indeterminate`` — except in the
-        sessions listed in ``skip_sessions`` (run by another live corral process)."""
+        sessions listed in ``skip_sessions`` (run by another live corral process); with ``only``,
+        just that session's (an explicit take-over)."""
         skip = set(skip_sessions)
         with transaction(self.conn):
             rows = [
@@ -219,7 +222,7 @@ class PromptQueue:
                     "SELECT id, session_id FROM prompts WHERE state = ?",
                     (PromptState.SENDING.value,),
                 ).fetchall()
-                if r["session_id"] not in skip
+                if r["session_id"] not in skip and (only is None or r["session_id"] == only)
             ]
             for row in rows:
                 self._set(

@@ -15,6 +15,11 @@ Under an intent, the pump checks every ``ApprovalRequested`` against it before a
 ``warning`` (code ``intent_denied``), never as an approval card; a granted one becomes the usual
 approval event for a person to answer. At delivery, a prompt's launch policy is applied
 (:mod:`corral.sessions._launch_policy`).
+
+A no-output watchdog (:class:`corral.adapters._turns.TurnWatchdog`, ``idle_timeout`` seconds, off
+when ``None``) runs beside them: a turn whose agent stays silent gets an
+``Error(code="agent_unresponsive")`` and is stopped through the adapter's ``interrupt()`` — the
+escalation ladder — then ``stop()``; the session never stays busy on a hung agent.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sqlite3
 from collections.abc import Callable
 
 from ..adapters._options import guard_of
+from ..adapters._turns import TurnWatchdog
 from ..adapters.base import BaseAdapter
 from ..events import (
     ApprovalDecision,
@@ -62,6 +68,7 @@ class SessionRunner:
         emit_prompt: EmitPrompt,
         set_state: SetState,
         on_end: OnEnd,
+        idle_timeout: float | None = None,
     ) -> None:
         self.session_id = session_id
         self.adapter = adapter
@@ -83,12 +90,17 @@ class SessionRunner:
         self._deliver_task: asyncio.Task[None] | None = None
         self._guard = guard_of(adapter)
         self._denials: set[asyncio.Task[None]] = set()
+        self.watchdog = TurnWatchdog(adapter, idle_timeout, self._emit)
+        self._watch_task: asyncio.Task[None] | None = None
 
     # ── lifecycle ──
     def launch(self) -> None:
         self._pump_task = asyncio.create_task(self._pump(), name=f"corral-pump-{self.session_id}")
         self._deliver_task = asyncio.create_task(
             self._deliver(), name=f"corral-deliver-{self.session_id}"
+        )
+        self._watch_task = asyncio.create_task(
+            self.watchdog.run(), name=f"corral-watchdog-{self.session_id}"
         )
 
     def wake(self) -> None:
@@ -100,10 +112,10 @@ class SessionRunner:
 
     async def shutdown(self) -> None:
         """Cancel the pump and the delivery loop, then stop the adapter (bounded by a timeout)."""
-        for task in (self._deliver_task, self._pump_task):
+        for task in (self._watch_task, self._deliver_task, self._pump_task):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
-        for task in (self._deliver_task, self._pump_task):
+        for task in (self._watch_task, self._deliver_task, self._pump_task):
             if task is not None and task is not asyncio.current_task():
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -134,6 +146,7 @@ class SessionRunner:
             await self._finish(EndReason.FAILED, f"{type(exc).__name__}: {exc}", emitted=False)
 
     def _handle(self, event: Event) -> None:
+        self.watchdog.saw(event)
         if isinstance(event, ApprovalRequested) and self._deny_by_intent(event):
             return
         self._emit(event)
@@ -172,6 +185,8 @@ class SessionRunner:
             self._emit(WarningEvent(message=f"could not deny {request_id}: {exc}"))
 
     async def _finish(self, reason: EndReason, message: str | None, *, emitted: bool) -> None:
+        if self._watch_task is not None and self._watch_task is not asyncio.current_task():
+            self._watch_task.cancel()
         if self._deliver_task is not None:
             self._deliver_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -196,6 +211,7 @@ class SessionRunner:
             self.busy = True
             self._set_state(SessionState.BUSY)
             self._emit_prompt(prompt)
+            self.watchdog.turn_started()
             await self._hand_over(prompt)
 
     async def _hand_over(self, prompt: PromptRecord) -> None:
@@ -222,6 +238,7 @@ class SessionRunner:
                     WarningEvent(message=f"could not record failure of {prompt.id}: {db_exc}")
                 )
             self.busy = False
+            self.watchdog.disarm()
             self._set_state(SessionState.IDLE)
             self._idle.set()
             return
