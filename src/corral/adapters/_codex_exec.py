@@ -17,9 +17,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import msgspec
-
 from .._process import OverlongLine, ProcessTransport, Tap
+from .._process._decode import BadJson, loads
 from ..errors import ProcessError, UnsupportedOperation
 from ..events import (
     AgentInfo,
@@ -129,8 +128,8 @@ class CodexExecAdapter(BaseAdapter):
             if not line.strip():
                 continue
             try:
-                obj = msgspec.json.decode(line)
-            except msgspec.DecodeError:
+                obj = loads(line)
+            except BadJson:
                 obj = None
             if not isinstance(obj, dict):
                 self._emit(UnknownEvent(vendor_type="non-json", raw=line.decode(errors="replace")))

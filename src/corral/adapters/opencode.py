@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from .._process._decode import BadJson, loads
 from .._process._sse import SseClient
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
@@ -184,8 +185,8 @@ class OpenCodeAdapter(BaseAdapter):
             if self.tap is not None:
                 self.tap("out", msg.data.encode())
             try:
-                obj = json.loads(msg.data)
-            except ValueError:
+                obj = loads(msg.data)
+            except BadJson:
                 self._emit([Error(message="undecodable /event data", raw=msg.data)])
                 continue
             try:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .._process import OverlongLine, ProcessTransport
+from .._process._decode import BadJson, loads
 from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
 from ..events import (
     AgentInfo,
@@ -180,8 +181,8 @@ class PiAdapter(BaseAdapter):
                 self._emit([Error(message=f"pi printed an overlong line ({line.size} bytes)")])
                 continue
             try:
-                obj = json.loads(line)
-            except ValueError:
+                obj = loads(line)
+            except BadJson:
                 self._emit(
                     [
                         Error(
@@ -193,7 +194,8 @@ class PiAdapter(BaseAdapter):
                 continue
             if not isinstance(obj, dict):
                 continue
-            if obj.get("type") == "response" and obj.get("id") in self._pending:
+            line_id = obj.get("id")
+            if obj.get("type") == "response" and type(line_id) is str and line_id in self._pending:
                 fut = self._pending.pop(obj["id"])
                 if not fut.done():
                     fut.set_result(obj)
@@ -201,7 +203,12 @@ class PiAdapter(BaseAdapter):
                 self._agent_started.set()
             elif obj.get("type") == "agent_end":
                 self._agent_started.clear()
-            if obj.get("type") == "extension_ui_request" and obj.get("method") in _DIALOGS:
+            method = obj.get("method")
+            if (
+                obj.get("type") == "extension_ui_request"
+                and type(method) is str
+                and method in _DIALOGS
+            ):
                 # Nobody can answer an extension dialog here; cancel it rather than hang the turn.
                 await self._write(
                     {"type": "extension_ui_response", "id": obj.get("id"), "cancelled": True}

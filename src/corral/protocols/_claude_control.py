@@ -15,6 +15,7 @@ from ..events import (
     UnknownEvent,
 )
 from ._claude_tools import QUESTION_TOOLS, questions, tool_cmd, tool_file, tool_kind, tool_title
+from ._total import total
 
 APPROVAL_OPTIONS = (
     ApprovalOption(id="allow", label="Allow", decision=ApprovalDecision.ALLOW),
@@ -32,6 +33,7 @@ class ControlMixin:
     _denied: set[str]
     _turn_open: bool
 
+    @total
     def feed_sent(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict):
             return []

@@ -67,6 +67,8 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._text import SurrogateJoiner
+from ._total import total
 
 KIND_MAP: dict[str, ToolKind] = {
     "read": ToolKind.READ,
@@ -174,8 +176,10 @@ class AcpParser:
         self._permission_options: dict[str, dict[str, ApprovalDecision]] = {}
         self._pending_usage: dict[str, Any] = {}
         self._diffs_seen: set[tuple[str, str, str | None, str | None]] = set()
+        self._joiner = SurrogateJoiner()
 
     # ── replay entry points ──
+    @total
     def sent(self, msg: Any) -> list[Event]:
         """A message the client sent: remembers prompt ids; permission answers → ApprovalResolved."""
         msg = _dict(msg)
@@ -187,6 +191,7 @@ class AcpParser:
             return self.resolved(str(msg["id"]), outcome, None)
         return []
 
+    @total
     def feed(self, msg: Any) -> list[Event]:
         """A message the agent sent (notification, request or response)."""
         msg = _dict(msg)
@@ -207,11 +212,13 @@ class AcpParser:
             return []
         return [UnknownEvent(vendor_type=str(method), raw=msg)]
 
+    @total
     def finish(self) -> list[Event]:
         """End of the transcript: close open text and reasoning."""
         return self._flush()
 
     # ── session/update ──
+    @total
     def update(self, update: Any) -> list[Event]:
         upd = _dict(update)
         kind = upd.get("sessionUpdate")
@@ -232,6 +239,7 @@ class AcpParser:
             return []
         out = self._flush_thought()
         msg_id = upd.get("messageId")
+        text = self._joiner.join(text, "text")
         if self._text and msg_id is not None and msg_id != self._text_id:
             out += self._flush_text()
         self._text.append(text)
@@ -244,6 +252,7 @@ class AcpParser:
         if text is None:
             return [UnknownEvent(vendor_type="agent_thought_chunk", raw=upd)]
         out = self._flush_text()
+        text = self._joiner.join(text, "thought")
         self._thought.append(text)
         self._thought_id = upd.get("messageId")
         out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
@@ -411,6 +420,7 @@ class AcpParser:
         return [UnknownEvent(vendor_type="user_message_chunk", raw=upd)]
 
     # ── permissions ──
+    @total
     def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
         """A ``session/request_permission`` request → ``ApprovalRequested``."""
         call = _dict(params.get("toolCall"))
@@ -465,6 +475,7 @@ class AcpParser:
                 return candidate
         return ""
 
+    @total
     def resolved(
         self, request_id: str, outcome: dict[str, Any], decision: ApprovalDecision | None
     ) -> list[Event]:
@@ -488,6 +499,7 @@ class AcpParser:
         ]
 
     # ── end of a turn ──
+    @total
     def prompt_result(self, result: Any) -> list[Event]:
         """The ``session/prompt`` response: usage (if any), then ``TurnCompleted``."""
         res = _dict(result)
@@ -509,6 +521,7 @@ class AcpParser:
         out.append(TurnCompleted(stop_reason=reason, raw=result))
         return out
 
+    @total
     def prompt_failed(self, message: str, raw: Any = None) -> list[Event]:
         """The ``session/prompt`` request failed: an ``Error`` and an errored ``TurnCompleted``."""
         return [
@@ -518,6 +531,7 @@ class AcpParser:
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
         ]
 
+    @total
     def prompt_cancelled(self, raw: Any = None) -> list[Event]:
         return [
             *self._flush(),

@@ -42,6 +42,7 @@ from ..events import (
     Usage,
     Warning,
 )
+from ..events._text import SurrogateJoiner
 from ._claude_control import ControlMixin
 from ._claude_tools import (
     assistant_error_text,
@@ -53,6 +54,7 @@ from ._claude_tools import (
     tool_kind,
     tool_title,
 )
+from ._total import total
 
 _CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
 _STOP_REASONS = {
@@ -95,8 +97,10 @@ class ClaudeStreamParser(ControlMixin):
         self._tasks: dict[str, str] = {}
         self._raw_commands: list[Any] = []
         self._turn_open = False
+        self._joiner = SurrogateJoiner()
 
     # ── lines from the CLI ──
+    @total
     def feed(self, obj: Any) -> list[Event]:
         if type(obj) is not dict:
             return [UnknownEvent(raw=obj)]
@@ -109,6 +113,7 @@ class ClaudeStreamParser(ControlMixin):
             return [UnknownEvent(raw=obj, vendor_type=kind if isinstance(kind, str) else None)]
         return handler(self, obj)
 
+    @total
     def finish(self) -> list[Event]:
         events: list[Event] = []
         if self._turn_open:
@@ -217,7 +222,7 @@ class ClaudeStreamParser(ControlMixin):
             if dtype == "text_delta":
                 return [
                     TextDelta(
-                        text=delta.get("text", ""),
+                        text=self._joiner.join(delta.get("text"), (self._message_id, "text")),
                         message_id=self._message_id,
                         parent_call_id=parent,
                         raw=obj,
@@ -226,7 +231,9 @@ class ClaudeStreamParser(ControlMixin):
             if dtype == "thinking_delta":
                 return [
                     ReasoningDelta(
-                        text=delta.get("thinking", ""),
+                        text=self._joiner.join(
+                            delta.get("thinking"), (self._message_id, "thinking")
+                        ),
                         message_id=self._message_id,
                         parent_call_id=parent,
                         raw=obj,

@@ -44,6 +44,7 @@ from ..events import (
     Usage,
     Warning,
 )
+from ..events._text import SurrogateJoiner
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
     APPROVAL_METHODS,
@@ -52,6 +53,7 @@ from ._codex_requests import (
     request_events,
 )
 from ._codex_vocab import USER_INPUT_REQUEST, error_code
+from ._total import total
 
 __all__ = [
     "APPROVAL_METHODS",
@@ -100,9 +102,11 @@ class AppServerParser:
         self._last_text: str | None = None
         self._open_tools: list[str] = []
         self._children: dict[str, str] = {}
+        self._joiner = SurrogateJoiner()
         """Sub-agent thread id → the call id of the ``collabAgentToolCall`` that spawned it."""
 
     # ── entry point ──
+    @total
     def feed(self, msg: dict[str, Any]) -> list[Event]:
         method = msg.get("method")
         if not isinstance(method, str):
@@ -121,10 +125,12 @@ class AppServerParser:
             return self.request(msg["id"], method, params)
         return self.notification(method, params)
 
+    @total
     def finish(self) -> list[Event]:
         return []
 
     # ── server → client requests ──
+    @total
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
         """An approval request becomes ``ApprovalRequested``, a user-input request
         ``QuestionAsked``; other requests produce nothing."""
@@ -133,6 +139,7 @@ class AppServerParser:
         return request_events(str(request_id), method, params, item)
 
     # ── notifications ──
+    @total
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
         thread = p.get("threadId")
         if isinstance(thread, str) and self.thread_id is not None and thread != self.thread_id:
@@ -270,12 +277,14 @@ class AppServerParser:
     def _text_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = p.get("itemId")
         self._streamed.add(str(item_id))
-        return [TextDelta(text=p.get("delta", ""), message_id=item_id, raw=p)]
+        text = self._joiner.join(p.get("delta"), (str(item_id), "text"))
+        return [TextDelta(text=text, message_id=item_id, raw=p)]
 
     def _reasoning_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = p.get("itemId")
         self._streamed.add(str(item_id))
-        return [ReasoningDelta(text=p.get("delta", ""), message_id=item_id, raw=p)]
+        text = self._joiner.join(p.get("delta"), (str(item_id), "reasoning"))
+        return [ReasoningDelta(text=text, message_id=item_id, raw=p)]
 
     def _output_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = str(p.get("itemId"))

@@ -42,6 +42,7 @@ from ..events import (
     Warning,
 )
 from ._codex_vocab import command_kind
+from ._total import total
 
 __all__ = ["ExecParser"]
 
@@ -53,6 +54,7 @@ class ExecParser:
         self._started: set[str] = set()
         self._last_text: str | None = None
 
+    @total
     def feed(self, obj: dict[str, Any]) -> list[Event]:
         kind = obj.get("type")
         if kind == "thread.started":
@@ -77,6 +79,7 @@ class ExecParser:
             return [Error(message=str(obj.get("message", "")), raw=obj)]
         return [UnknownEvent(vendor_type=str(kind), raw=obj)]
 
+    @total
     def finish(self, exit_code: int | None = None, stderr_tail: str = "") -> list[Event]:
         if self.turn_done:
             return []

@@ -50,6 +50,7 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._text import SurrogateJoiner
 from ._opencode_parts import ToolTracker
 from ._opencode_state import (
     _ABORTED,
@@ -64,6 +65,7 @@ from ._opencode_state import (
 )
 from ._opencode_tools import APPROVAL_OPTIONS, DECISION_FOR, command_of, file_of, plan_entries
 from ._opencode_tools import tool_kind as _tool_kind
+from ._total import total
 
 
 class OpenCodeSseParser:
@@ -79,12 +81,14 @@ class OpenCodeSseParser:
         self._permission_calls: dict[str, str] = {}
         self._questions: dict[str, list[str]] = {}
         self._diffs: dict[str, str | None] = {}
+        self._joiner = SurrogateJoiner()
 
     @property
     def session_id(self) -> str | None:
         return self.scope.root
 
     # ── what we sent ──
+    @total
     def feed_sent(self, exchange: dict[str, Any]) -> list[Event]:
         method = str(exchange.get("method", "")).upper()
         path = str(exchange.get("path", ""))
@@ -122,6 +126,7 @@ class OpenCodeSseParser:
             self.turn = _Turn()
 
     # ── what the server said ──
+    @total
     def feed(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             return [UnknownEvent(vendor_type=None, raw=obj)]
@@ -145,6 +150,7 @@ class OpenCodeSseParser:
             return []
         return handler(self, obj, props)
 
+    @total
     def finish(self) -> list[Event]:
         """The stream is over: an open turn ends with an error."""
         if not self.turn.open:
@@ -315,6 +321,7 @@ class OpenCodeSseParser:
     def _delta(
         self, state: _Text, mid: str, delta: str, parent: str | None, obj: dict[str, Any]
     ) -> list[Event]:
+        delta = self._joiner.join(delta, id(state))
         state.emitted += delta
         cls = TextDelta if state.kind == "text" else ReasoningDelta
         return [cls(text=delta, message_id=mid, parent_call_id=parent, raw=obj)]

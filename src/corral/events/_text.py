@@ -1,0 +1,149 @@
+"""Text and events that are always storable: lone surrogates repaired, deep nesting bounded.
+
+Agent output reaches corral as JSON, and JSON can spell things a UTF-8 store cannot hold: a
+``\\ud83d`` escape without its low half decodes to a lone surrogate, which ``msgspec`` refuses to
+encode. Three tools keep that out of events:
+
+* :func:`repair_text` joins surrogate pairs written as two code points and replaces every lone
+  surrogate with U+FFFD.
+* :class:`SurrogateJoiner` is for a stream of text deltas. A model stream may split one emoji's
+  surrogate pair across two deltas (``"A\\ud83d"`` then ``"\\ude00B"``); the joiner holds a
+  trailing high surrogate back and puts it in front of the next delta of the same stream, so the
+  pair becomes the right character. A held half that is never completed is dropped from the deltas
+  (the complete text, which every protocol also sends, shows it as U+FFFD).
+* :func:`storable` is the last check on every event a parser makes: it encodes the event; when
+  that fails (lone surrogates, nesting beyond what the store can read back, a field of the wrong
+  type) it repairs the strings, cuts the nesting and rebuilds the event, and when even that is not
+  a valid event it returns an ``Error`` that keeps the repaired payload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ._model import Error, Event
+
+MAX_DEPTH = 512
+"""Deepest JSON nesting an event keeps; the store reads back up to 999 levels, envelope included."""
+CUT_DEPTH = 64
+"""How deep a repaired payload is kept when it was too deep to store."""
+_CUT = "…"
+
+_encoder = msgspec.json.Encoder()
+_event_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
+_ENCODE_ERRORS = (UnicodeEncodeError, RecursionError, TypeError, ValueError, OverflowError)
+
+
+def repair_text(text: str) -> str:
+    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _is_high(char: str) -> bool:
+    return "\ud800" <= char <= "\udbff"
+
+
+class SurrogateJoiner:
+    """Joins surrogate pairs split across the deltas of one or more text streams (keyed)."""
+
+    def __init__(self) -> None:
+        self._held: dict[Any, str] = {}
+
+    def join(self, text: Any, key: Any = None) -> str:
+        """The delta to emit for ``text`` (a non-string counts as empty) in stream ``key``."""
+        if type(text) is not str:
+            text = ""
+        held = self._held.pop(key, None) if self._held else None
+        if held is not None:
+            text = held + text
+        if text and _is_high(text[-1]):
+            self._held[key] = text[-1]
+            text = text[:-1]
+        return repair_text(text)
+
+    def reset(self, key: Any = None) -> None:
+        """Forget a half held for ``key`` (its stream ended)."""
+        self._held.pop(key, None)
+
+
+def scrub(value: Any, depth: int = CUT_DEPTH) -> Any:
+    """A copy of a JSON-like value the store can hold: strings repaired, keys made strings,
+    integers outside 64 bits made floats, nesting below ``depth`` replaced by ``"…"``."""
+    if isinstance(value, str):
+        return repair_text(value)
+    if value is None or isinstance(value, bool | float):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else float(value)
+    if depth <= 0:
+        return _CUT
+    if isinstance(value, dict):
+        return {
+            repair_text(k) if isinstance(k, str) else str(k): scrub(v, depth - 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [scrub(v, depth - 1) for v in value]
+    if isinstance(value, msgspec.Struct):
+        return scrub(msgspec.structs.asdict(value), depth)
+    return repair_text(str(value))
+
+
+def _readable(data: bytes) -> bool:
+    """Whether the store can decode ``data`` again (only deep nesting can stop it)."""
+    if data.count(b"[") + data.count(b"{") < MAX_DEPTH:
+        return True
+    try:
+        _event_decoder.decode(data)
+    except RecursionError:
+        return False
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
+def storable(event: Event) -> Event:
+    """``event`` if the store can encode it and read it back as the same type; else a repair."""
+    try:
+        data = _encoder.encode(msgspec.structs.replace(event, raw=None))
+        if type(_event_decoder.decode(data)) is type(event) and _raw_ok(event.raw):
+            return event
+    except _ENCODE_ERRORS:
+        pass
+    except msgspec.ValidationError:
+        pass
+    return _rebuilt(event)
+
+
+def _raw_ok(raw: Any) -> bool:
+    if raw is None or (type(raw) is str and raw.isascii()):
+        return True
+    try:
+        return _readable(_encoder.encode(raw))
+    except _ENCODE_ERRORS:
+        return False
+
+
+def _rebuilt(event: Event) -> Event:
+    fields = scrub(msgspec.structs.asdict(event), CUT_DEPTH + 1)
+    fields["type"] = event.__struct_config__.tag
+    try:
+        rebuilt: Event = msgspec.convert(fields, Event)
+    except msgspec.ValidationError as exc:
+        return Error(
+            message=f"corral could not make a valid {fields['type']} event of the agent's output: {exc}",
+            code="invalid_event",
+            raw=fields.get("raw"),
+        )
+    return rebuilt
+
+
+def storable_all(events: list[Event]) -> list[Event]:
+    """:func:`storable` over a parser's events for one line."""
+    return [storable(e) for e in events]
