@@ -132,16 +132,50 @@ def _raw_ok(raw: Any) -> bool:
 
 def _rebuilt(event: Event) -> Event:
     fields = scrub(msgspec.structs.asdict(event), CUT_DEPTH + 1)
-    fields["type"] = event.__struct_config__.tag
-    try:
-        rebuilt: Event = msgspec.convert(fields, Event)
-    except msgspec.ValidationError as exc:
-        return Error(
-            message=f"corral could not make a valid {fields['type']} event of the agent's output: {exc}",
-            code="invalid_event",
-            raw=fields.get("raw"),
-        )
-    return rebuilt
+    tag = event.__struct_config__.tag
+    fields["type"] = tag
+    defaults = _defaults(type(event))
+    for _ in range(len(fields)):
+        try:
+            rebuilt: Event = msgspec.convert(fields, Event)
+        except msgspec.ValidationError as exc:
+            # A field of the wrong type: an optional one is dropped, a required text made empty.
+            name = _field_of(str(exc))
+            if name is None or name not in fields or name in ("type", "raw"):
+                break
+            if name in defaults:
+                del fields[name]
+            elif isinstance(fields[name], str) or fields[name] == "":
+                break
+            else:
+                fields[name] = ""
+            continue
+        return rebuilt
+    return Error(
+        message=f"corral could not make a valid {tag} event of the agent's output",
+        code="invalid_event",
+        raw=fields.get("raw"),
+    )
+
+
+def _defaults(cls: type[Event]) -> set[str]:
+    info = msgspec.structs.fields(cls)
+    return {f.name for f in info if f.required is False}
+
+
+def _field_of(message: str) -> str | None:
+    """The top-level field a ``ValidationError`` names (``… - at `$.name…```)."""
+    marker = "at `$."
+    at = message.rfind(marker)
+    if at < 0:
+        return None
+    rest = message[at + len(marker) :]
+    end = len(rest)
+    for stop in ("`", ".", "["):
+        cut = rest.find(stop)
+        if 0 <= cut < end:
+            end = cut
+    return rest[:end] or None
 
 
 def storable_all(events: list[Event]) -> list[Event]:

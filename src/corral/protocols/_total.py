@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ..events import Error, Event
 from ..events._text import scrub, storable
@@ -53,3 +53,13 @@ def parse_error(where: str, exc: BaseException, payload: object) -> Event:
     if isinstance(payload, tuple) and len(payload) == 1:
         payload = payload[0]
     return Error(message=message[:500], code="parse_error", raw=scrub(payload))
+
+
+def mapping(value: object) -> dict[str, Any]:
+    """``value`` if the agent sent an object there, else an empty one (never ``None``, a list…)."""
+    return value if type(value) is dict else {}
+
+
+def hashable(value: object) -> bool:
+    """Whether ``value`` can be a key (JSON ids and names the agent sends may be lists or objects)."""
+    return value is None or type(value) in (str, int, float, bool)

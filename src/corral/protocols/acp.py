@@ -68,7 +68,7 @@ from ..events import (
     Usage,
 )
 from ..events._text import SurrogateJoiner
-from ._total import total
+from ._total import hashable, total
 
 KIND_MAP: dict[str, ToolKind] = {
     "read": ToolKind.READ,
@@ -183,7 +183,7 @@ class AcpParser:
     def sent(self, msg: Any) -> list[Event]:
         """A message the client sent: remembers prompt ids; permission answers → ApprovalResolved."""
         msg = _dict(msg)
-        if msg.get("method") == "session/prompt" and "id" in msg:
+        if msg.get("method") == "session/prompt" and hashable(msg.get("id")):
             self._prompt_ids.add(msg["id"])
             return []
         if "id" in msg and "result" in msg and str(msg["id"]) in self._permission_calls:
@@ -200,7 +200,7 @@ class AcpParser:
             return self.update(_dict(msg.get("params")).get("update"))
         if method == "session/request_permission" and "id" in msg:
             return self.permission(str(msg["id"]), _dict(msg.get("params")))
-        if method is None and msg.get("id") in self._prompt_ids:
+        if method is None and hashable(msg.get("id")) and msg.get("id") in self._prompt_ids:
             self._prompt_ids.discard(msg["id"])
             if "error" in msg:
                 err = _dict(msg["error"])
@@ -369,7 +369,12 @@ class AcpParser:
             if item.get("type") != "diff" or not isinstance(item.get("path"), str):
                 continue
             path, old, new = item["path"], item.get("oldText"), item.get("newText")
-            key = (call_id, path, old, new)
+            key = (
+                call_id,
+                path,
+                old if isinstance(old, str) else None,
+                new if isinstance(new, str) else None,
+            )
             if key in self._diffs_seen:
                 continue
             self._diffs_seen.add(key)

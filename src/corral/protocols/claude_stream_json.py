@@ -54,7 +54,7 @@ from ._claude_tools import (
     tool_kind,
     tool_title,
 )
-from ._total import total
+from ._total import mapping, total
 
 _CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
 _STOP_REASONS = {
@@ -186,7 +186,7 @@ class ClaudeStreamParser(ControlMixin):
         if subtype == "task_started":
             status = "running"
         elif subtype == "task_updated":
-            status = str((obj.get("patch") or {}).get("status") or "running")
+            status = str(mapping(obj.get("patch")).get("status") or "running")
         elif subtype == "task_notification":
             status = str(obj.get("status") or "completed")
         else:
@@ -201,23 +201,26 @@ class ClaudeStreamParser(ControlMixin):
         return [ToolCallUpdated(call_id=call_id, status=status, title=title, raw=obj)]
 
     def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
-        event = obj.get("event") or {}
+        event = mapping(obj.get("event"))
         etype = event.get("type")
+        if not isinstance(etype, str):
+            return [UnknownEvent(raw=obj, vendor_type="stream_event")]
         if etype in _QUIET_STREAM_EVENTS:
             return []
         parent = obj.get("parent_tool_use_id")
         if etype == "message_start":
-            self._message_id = (event.get("message") or {}).get("id")
+            self._message_id = mapping(event.get("message")).get("id")
             self._blocks.clear()
             return []
         if etype == "content_block_start":
-            block = event.get("content_block") or {}
-            self._blocks[event.get("index", 0)] = block
+            block = mapping(event.get("content_block"))
+            index = event.get("index", 0)
+            self._blocks[index if type(index) is int else 0] = block
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 return self._start_call(block["id"], block.get("name", "?"), None, parent, obj)
             return []
         if etype == "content_block_delta":
-            delta = event.get("delta") or {}
+            delta = mapping(event.get("delta"))
             dtype = delta.get("type")
             if dtype == "text_delta":
                 return [
@@ -265,7 +268,7 @@ class ClaudeStreamParser(ControlMixin):
         ]
 
     def _assistant(self, obj: dict[str, Any]) -> list[Event]:
-        message = obj.get("message") or {}
+        message = mapping(obj.get("message"))
         parent = obj.get("parent_tool_use_id")
         msg_id = message.get("id")
         events: list[Event] = []
@@ -320,7 +323,7 @@ class ClaudeStreamParser(ControlMixin):
         return events
 
     def _user(self, obj: dict[str, Any]) -> list[Event]:
-        content = (obj.get("message") or {}).get("content")
+        content = mapping(obj.get("message")).get("content")
         if not isinstance(content, list):
             return []
         events: list[Event] = []
@@ -374,7 +377,7 @@ class ClaudeStreamParser(ControlMixin):
 
     def _result(self, obj: dict[str, Any]) -> list[Event]:
         self._turn_open = False
-        usage = obj.get("usage") or {}
+        usage = mapping(obj.get("usage"))
         model_usage = obj.get("modelUsage")
         model = (
             next(iter(model_usage), None) if isinstance(model_usage, dict) and model_usage else None
@@ -421,7 +424,7 @@ class ClaudeStreamParser(ControlMixin):
         return events
 
     def _rate_limit(self, obj: dict[str, Any]) -> list[Event]:
-        info = obj.get("rate_limit_info") or {}
+        info = mapping(obj.get("rate_limit_info"))
         status = info.get("status")
         if status == "allowed":
             return [StatusChanged(status="rate_limit", message=status, raw=obj)]

@@ -53,7 +53,7 @@ from ._codex_requests import (
     request_events,
 )
 from ._codex_vocab import USER_INPUT_REQUEST, error_code
-from ._total import total
+from ._total import mapping, total
 
 __all__ = [
     "APPROVAL_METHODS",
@@ -108,6 +108,8 @@ class AppServerParser:
     # ── entry point ──
     @total
     def feed(self, msg: dict[str, Any]) -> list[Event]:
+        if type(msg) is not dict:
+            return [UnknownEvent(raw=msg)]
         method = msg.get("method")
         if not isinstance(method, str):
             # A response to one of our requests: the driver reads it directly. A replay learns
@@ -149,7 +151,7 @@ class AppServerParser:
             return handler(self, p)
         if method in _SILENT:
             if method == "thread/started" and self.thread_id is None:
-                started = p.get("thread") or {}
+                started = mapping(p.get("thread"))
                 self.thread_id = started.get("id")
                 self.model = started.get("model", self.model)
             return []
@@ -160,13 +162,13 @@ class AppServerParser:
         connection: its turns never end ours, its items nest under the spawning call."""
         parent = self._children.get(thread, f"thread:{thread}")
         if method in ("turn/started", "turn/completed"):
-            turn = p.get("turn") or {}
+            turn = mapping(p.get("turn"))
             status = (
                 "subagent.running" if method == "turn/started" else f"subagent.{turn.get('status')}"
             )
             return [StatusChanged(status=status, message=thread, raw=p)]
         if method == "thread/tokenUsage/updated":
-            usage = (p.get("tokenUsage") or {}).get("last") or {}
+            usage = mapping(p.get("tokenUsage")).get("last") or {}
             return [
                 Usage(
                     input_tokens=usage.get("inputTokens"),
@@ -190,15 +192,15 @@ class AppServerParser:
         ]
 
     def _turn_started(self, p: dict[str, Any]) -> list[Event]:
-        self.turn_id = (p.get("turn") or {}).get("id")
+        self.turn_id = mapping(p.get("turn")).get("id")
         self._last_text = None
         return [StatusChanged(status="running", raw=p)]
 
     def _turn_completed(self, p: dict[str, Any]) -> list[Event]:
-        turn = p.get("turn") or {}
+        turn = mapping(p.get("turn"))
         status = turn.get("status")
         self.turn_id = None
-        err = turn.get("error") or {}
+        err = mapping(turn.get("error"))
         if status == "interrupted":
             reason, message = StopReason.CANCELLED, None
         elif status == "failed":
@@ -228,7 +230,7 @@ class AppServerParser:
         ]
 
     def _error(self, p: dict[str, Any]) -> list[Event]:
-        err = p.get("error") or {}
+        err = mapping(p.get("error"))
         return [
             Error(
                 message=err.get("message") or "error",
@@ -249,8 +251,8 @@ class AppServerParser:
         return [StatusChanged(status="model", message=self.model, raw=p)]
 
     def _token_usage(self, p: dict[str, Any]) -> list[Event]:
-        usage = p.get("tokenUsage") or {}
-        last, total = usage.get("last") or {}, usage.get("total") or {}
+        usage = mapping(p.get("tokenUsage"))
+        last, total = mapping(usage.get("last")), mapping(usage.get("total"))
         self.usage_total = {k: v for k, v in total.items() if isinstance(v, int)}
         return [
             Usage(
@@ -302,7 +304,7 @@ class AppServerParser:
                 self._children.setdefault(str(child), str(item.get("id")))
 
     def _item_started(self, p: dict[str, Any]) -> list[Event]:
-        item = p.get("item") or {}
+        item = mapping(p.get("item"))
         item_id = str(item.get("id"))
         self._items[item_id] = item
         self._note_children(item)
@@ -314,7 +316,7 @@ class AppServerParser:
         return [started]
 
     def _item_completed(self, p: dict[str, Any]) -> list[Event]:
-        item = p.get("item") or {}
+        item = mapping(p.get("item"))
         item_id = str(item.get("id"))
         kind = item.get("type")
         seen = item_id in self._items
@@ -338,7 +340,7 @@ class AppServerParser:
             pass
         elif kind == "contextCompaction":
             events.append(StatusChanged(status="compacted", raw=p))
-        elif kind in TOOL_ITEMS:
+        elif isinstance(kind, str) and kind in TOOL_ITEMS:
             if not seen:
                 started = tool_start(item, p)
                 if started is not None:
@@ -378,7 +380,7 @@ class AppServerParser:
                 raw=p,
             )
         if status == "failed":
-            err = item.get("error") or {}
+            err = mapping(item.get("error"))
             message = err.get("message") if isinstance(err, dict) else None
             return ToolCallFailed(
                 call_id=item_id,

@@ -42,7 +42,7 @@ from ..events import (
     Warning,
 )
 from ._codex_vocab import command_kind
-from ._total import total
+from ._total import mapping, total
 
 __all__ = ["ExecParser"]
 
@@ -56,6 +56,8 @@ class ExecParser:
 
     @total
     def feed(self, obj: dict[str, Any]) -> list[Event]:
+        if type(obj) is not dict:
+            return [UnknownEvent(raw=obj)]
         kind = obj.get("type")
         if kind == "thread.started":
             self.thread_id = obj.get("thread_id", self.thread_id)
@@ -72,7 +74,7 @@ class ExecParser:
             return [*self._usage(obj), self._end(StopReason.END_TURN, None, obj)]
         if kind == "turn.failed":
             self.turn_done = True
-            err = obj.get("error") or {}
+            err = mapping(obj.get("error"))
             message = err.get("message") if isinstance(err, dict) else str(err)
             return [self._end(StopReason.ERROR, message or "turn failed", obj)]
         if kind == "error":

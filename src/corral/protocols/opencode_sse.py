@@ -65,7 +65,7 @@ from ._opencode_state import (
 )
 from ._opencode_tools import APPROVAL_OPTIONS, DECISION_FOR, command_of, file_of, plan_entries
 from ._opencode_tools import tool_kind as _tool_kind
-from ._total import total
+from ._total import mapping, total
 
 
 class OpenCodeSseParser:
@@ -143,7 +143,7 @@ class OpenCodeSseParser:
             return [UnknownEvent(vendor_type=etype, raw=obj)]
         sid = props.get("sessionID")
         if sid is None and etype == "message.part.updated":
-            sid = (props.get("part") or {}).get("sessionID")
+            sid = mapping(props.get("part")).get("sessionID")
         if etype != "session.error" and not self.scope.follows(sid):
             return []
         if etype == "session.error" and sid is not None and not self.scope.follows(sid):
@@ -307,7 +307,7 @@ class OpenCodeSseParser:
             out += self._delta(
                 state, str(part.get("messageID")), text[len(state.emitted) :], parent, obj
             )
-        end = (part.get("time") or {}).get("end") if isinstance(part.get("time"), dict) else None
+        end = mapping(part.get("time")).get("end") if isinstance(part.get("time"), dict) else None
         if end is not None:
             state.done = True
             cls = TextComplete if state.kind == "text" else ReasoningComplete
