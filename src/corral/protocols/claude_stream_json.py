@@ -272,7 +272,8 @@ class ClaudeStreamParser(ControlMixin):
         parent = obj.get("parent_tool_use_id")
         msg_id = message.get("id")
         events: list[Event] = []
-        for block in message.get("content") or ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             btype = block.get("type") if isinstance(block, dict) else None
             if btype == "text":
                 events.append(
