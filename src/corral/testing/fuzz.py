@@ -236,7 +236,8 @@ class Finding:
     """What a line did that no parser may do."""
 
     kind: str
-    """``escape`` (an exception left the parser) or ``unstorable`` (an event the store rejects)."""
+    """``escape`` (an exception left the parser), ``unstorable`` (an event the store rejects),
+    ``render`` (``corral run`` could not show it) or ``safety_net`` (informational)."""
     detail: str
     line: bytes
 
@@ -263,16 +264,27 @@ def unstorable(event: Any) -> str | None:
     return None
 
 
+_NET_CODES = frozenset({"parse_error", "invalid_event"})
+
+
 def check_line(
-    target: Target, parser: Any, data: bytes, render: Callable[[Event], None] | None = None
+    target: Target,
+    parser: Any,
+    data: bytes,
+    render: Callable[[Event], None] | None = None,
+    *,
+    net: bool = False,
 ) -> list[Finding]:
-    """Feed ``data``; report an escaping exception, an unstorable event, or a renderer failure."""
+    """Feed ``data``; report an escaping exception, an unstorable event, or a renderer failure
+    (and with ``net``, each event the parsers' safety net made: ``safety_net``, not a failure)."""
     try:
         events = feed_line(target, parser, data)
     except Exception as exc:
         return [Finding("escape", f"{type(exc).__name__}: {exc}", data)]
     findings = []
     for event in events:
+        if net and isinstance(event, Error) and event.code in _NET_CODES:
+            findings.append(Finding("safety_net", event.message, data))
         why = unstorable(event)
         if why is not None:
             findings.append(Finding("unstorable", why, data))

@@ -59,8 +59,7 @@ def opencode_lines(halves: tuple[str, ...]) -> list[str]:
 
 def pi_lines(halves: tuple[str, ...]) -> list[str]:
     return [
-        '{"type":"message_update","assistantMessageEvent":'
-        f'{{"type":"{kind}_delta","delta":{h}}}}}'
+        f'{{"type":"message_update","assistantMessageEvent":{{"type":"{kind}_delta","delta":{h}}}}}'
         for kind in ("text", "thinking")
         for h in halves
     ]
