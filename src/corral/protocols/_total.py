@@ -63,3 +63,13 @@ def mapping(value: object) -> dict[str, Any]:
 def hashable(value: object) -> bool:
     """Whether ``value`` can be a key (JSON ids and names the agent sends may be lists or objects)."""
     return value is None or type(value) in (str, int, float, bool)
+
+
+def sequence(value: object) -> list[Any]:
+    """``value`` if the agent sent an array there, else an empty one."""
+    return value if type(value) is list else []
+
+
+def text_or_none(value: object) -> str | None:
+    """``value`` if it is a string, else ``None`` (for lookups in tables of known names)."""
+    return value if type(value) is str else None

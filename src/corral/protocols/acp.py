@@ -68,7 +68,7 @@ from ..events import (
     Usage,
 )
 from ..events._text import SurrogateJoiner
-from ._total import hashable, total
+from ._total import hashable, sequence, total
 
 KIND_MAP: dict[str, ToolKind] = {
     "read": ToolKind.READ,
@@ -132,11 +132,11 @@ def _cmd(raw_input: Any) -> str | None:
 
 
 def _file(update: dict[str, Any]) -> str | None:
-    for loc in update.get("locations") or ():
+    for loc in sequence(update.get("locations")):
         path = _dict(loc).get("path")
         if isinstance(path, str):
             return path
-    for item in update.get("content") or ():
+    for item in sequence(update.get("content")):
         if _dict(item).get("type") == "diff" and isinstance(_dict(item).get("path"), str):
             return str(_dict(item)["path"])
     raw = _dict(update.get("rawInput"))
@@ -150,8 +150,8 @@ def _file(update: dict[str, Any]) -> str | None:
 def unified_diff(path: str, old: str | None, new: str | None) -> str:
     """A unified diff between two texts (``None`` is an absent file)."""
     lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
+        (old if isinstance(old, str) else "").splitlines(keepends=True),
+        (new if isinstance(new, str) else "").splitlines(keepends=True),
         fromfile="/dev/null" if old is None else f"a/{path.lstrip('/')}",
         tofile=f"b/{path.lstrip('/')}",
     )
@@ -308,7 +308,9 @@ class AcpParser:
             # An update for a call we never saw start (e.g. after session/load): start it now.
             return out + self._tool_call({**known, "sessionUpdate": "tool_call"})
         texts = [
-            t for t in (_text_of(_dict(c).get("content")) for c in upd.get("content") or ()) if t
+            t
+            for t in (_text_of(_dict(c).get("content")) for c in sequence(upd.get("content")))
+            if t
         ]
         status = upd.get("status")
         if status not in ("completed", "failed") or texts or upd.get("rawInput") is not None:
@@ -364,7 +366,7 @@ class AcpParser:
 
     def _diffs(self, call_id: str, upd: dict[str, Any]) -> list[Event]:
         out: list[Event] = []
-        for item in upd.get("content") or ():
+        for item in sequence(upd.get("content")):
             item = _dict(item)
             if item.get("type") != "diff" or not isinstance(item.get("path"), str):
                 continue
@@ -397,14 +399,14 @@ class AcpParser:
                 status=str(_dict(e).get("status") or "pending"),
                 priority=_dict(e).get("priority"),
             )
-            for e in upd.get("entries") or ()
+            for e in sequence(upd.get("entries"))
         )
         return [*self._flush(), PlanUpdated(entries=entries, raw=upd)]
 
     def _commands(self, upd: dict[str, Any]) -> list[Event]:
         names = [
             "/" + str(_dict(c).get("name", "")).lstrip("/")
-            for c in upd.get("availableCommands") or ()
+            for c in sequence(upd.get("availableCommands"))
             if _dict(c).get("name")
         ]
         self.commands = names
@@ -442,7 +444,7 @@ class AcpParser:
                 label=str(o.get("name") or o.get("optionId")),
                 decision=OPTION_DECISIONS.get(str(o.get("kind")), ApprovalDecision.DENY),
             )
-            for o in map(_dict, params.get("options") or ())
+            for o in map(_dict, sequence(params.get("options")))
             if o.get("optionId") is not None
         )
         self._permission_options[request_id] = {o.id: o.decision for o in options}
@@ -627,7 +629,7 @@ def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
 
 def _output(known: dict[str, Any]) -> str:
     texts = [
-        t for t in (_text_of(_dict(c).get("content")) for c in known.get("content") or ()) if t
+        t for t in (_text_of(_dict(c).get("content")) for c in sequence(known.get("content"))) if t
     ]
     if texts:
         return "\n".join(texts)

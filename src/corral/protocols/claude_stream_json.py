@@ -54,7 +54,7 @@ from ._claude_tools import (
     tool_kind,
     tool_title,
 )
-from ._total import mapping, total
+from ._total import mapping, text_or_none, total
 
 _CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
 _STOP_REASONS = {
@@ -168,6 +168,8 @@ class ClaudeStreamParser(ControlMixin):
             return [StatusChanged(status="compacted", raw=obj)]
         if subtype == "informational":
             return [Warning(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)]
+        if not isinstance(subtype, str):
+            return [UnknownEvent(raw=obj, vendor_type="system")]
         if subtype in _SILENT_SYSTEM:
             return []
         if subtype in _TASK_SYSTEM:
@@ -396,9 +398,9 @@ class ClaudeStreamParser(ControlMixin):
         ]
         subtype = obj.get("subtype")
         error: str | None = None
-        if obj.get("terminal_reason") in _CANCELLED_TERMINALS:
+        if text_or_none(obj.get("terminal_reason")) in _CANCELLED_TERMINALS:
             stop = StopReason.CANCELLED
-        elif subtype in _RESULT_SUBTYPES:
+        elif isinstance(subtype, str) and subtype in _RESULT_SUBTYPES:
             stop = _RESULT_SUBTYPES[subtype]
         elif obj.get("is_error") or (isinstance(subtype, str) and subtype.startswith("error")):
             stop = StopReason.ERROR
@@ -412,7 +414,9 @@ class ClaudeStreamParser(ControlMixin):
             error = str(obj["result"]).strip("[]")
             events.append(Error(message=error, code="api_error", raw=obj))
         else:
-            stop = _STOP_REASONS.get(obj.get("stop_reason") or "", StopReason.END_TURN)
+            stop = _STOP_REASONS.get(
+                text_or_none(obj.get("stop_reason")) or "", StopReason.END_TURN
+            )
         result_text = obj.get("result")
         events.append(
             TurnCompleted(

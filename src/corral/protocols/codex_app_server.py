@@ -53,7 +53,7 @@ from ._codex_requests import (
     request_events,
 )
 from ._codex_vocab import USER_INPUT_REQUEST, error_code
-from ._total import mapping, total
+from ._total import mapping, sequence, total
 
 __all__ = [
     "APPROVAL_METHODS",
@@ -271,7 +271,7 @@ class AppServerParser:
             PlanEntry(
                 content=s.get("step", ""), status=_PLAN_STATUS.get(str(s.get("status")), "pending")
             )
-            for s in p.get("plan") or []
+            for s in sequence(p.get("plan"))
             if isinstance(s, dict)
         )
         return [PlanUpdated(entries=entries, explanation=p.get("explanation"), raw=p)]
@@ -300,7 +300,7 @@ class AppServerParser:
     # ── items ──
     def _note_children(self, item: dict[str, Any]) -> None:
         if item.get("type") == "collabAgentToolCall":
-            for child in item.get("receiverThreadIds") or []:
+            for child in sequence(item.get("receiverThreadIds")):
                 self._children.setdefault(str(child), str(item.get("id")))
 
     def _item_started(self, p: dict[str, Any]) -> list[Event]:
@@ -347,7 +347,9 @@ class AppServerParser:
                     events.append(started)
             if kind == "fileChange":
                 events += [
-                    file_diff(c, item_id) for c in item.get("changes") or [] if isinstance(c, dict)
+                    file_diff(c, item_id)
+                    for c in sequence(item.get("changes"))
+                    if isinstance(c, dict)
                 ]
             events.append(self._tool_end(item, p))
         else:

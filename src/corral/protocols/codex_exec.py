@@ -42,7 +42,7 @@ from ..events import (
     Warning,
 )
 from ._codex_vocab import command_kind
-from ._total import mapping, total
+from ._total import mapping, sequence, total
 
 __all__ = ["ExecParser"]
 
@@ -133,7 +133,7 @@ class ExecParser:
                     content=str(t.get("text", "")),
                     status="completed" if t.get("completed") else "pending",
                 )
-                for t in item.get("items") or []
+                for t in sequence(item.get("items"))
                 if isinstance(t, dict)
             )
             return [PlanUpdated(entries=entries, raw=raw)]
@@ -170,7 +170,7 @@ class ExecParser:
         if item.get("type") == "file_change":
             events += [
                 FileDiff(path=str(c.get("path", "")), call_id=item_id, raw=c)
-                for c in item.get("changes") or []
+                for c in sequence(item.get("changes"))
                 if isinstance(c, dict)
             ]
         status = item.get("status")
@@ -217,7 +217,7 @@ def _command(item: dict[str, Any]) -> _Described:
 
 
 def _file_change(item: dict[str, Any]) -> _Described:
-    changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+    changes = [c for c in sequence(item.get("changes")) if isinstance(c, dict)]
     first = changes[0].get("path") if changes else None
     return "apply_patch", ToolKind.EDIT, {"changes": changes}, first, None
 

@@ -65,7 +65,7 @@ from ._opencode_state import (
 )
 from ._opencode_tools import APPROVAL_OPTIONS, DECISION_FOR, command_of, file_of, plan_entries
 from ._opencode_tools import tool_kind as _tool_kind
-from ._total import mapping, total
+from ._total import mapping, sequence, total
 
 
 class OpenCodeSseParser:
@@ -344,7 +344,7 @@ class OpenCodeSseParser:
     def _on_permission(self, obj: dict[str, Any], props: dict[str, Any]) -> list[Event]:
         rid, perm = str(props.get("id")), str(props.get("permission") or "unknown")
         metadata = props.get("metadata") if isinstance(props.get("metadata"), dict) else {}
-        patterns = [p for p in props.get("patterns") or [] if isinstance(p, str)]
+        patterns = [p for p in sequence(props.get("patterns")) if isinstance(p, str)]
         tool = props.get("tool") if isinstance(props.get("tool"), dict) else {}
         assert isinstance(tool, dict)
         call_id = tool.get("callID") if isinstance(tool.get("callID"), str) else None
@@ -379,11 +379,11 @@ class OpenCodeSseParser:
     def _on_question(self, obj: dict[str, Any], props: dict[str, Any]) -> list[Event]:
         rid = str(props.get("id"))
         questions: list[Question] = []
-        for q in props.get("questions") or []:
+        for q in sequence(props.get("questions")):
             if not isinstance(q, dict) or not isinstance(q.get("question"), str):
                 continue
             options = tuple(
-                str(o.get("label")) for o in q.get("options") or [] if isinstance(o, dict)
+                str(o.get("label")) for o in sequence(q.get("options")) if isinstance(o, dict)
             )
             questions.append(
                 Question(
@@ -410,7 +410,7 @@ class OpenCodeSseParser:
         rid = str(props.get("requestID"))
         texts = self._questions.get(rid, [])
         answers: dict[str, str] = {}
-        for i, answer in enumerate(props.get("answers") or []):
+        for i, answer in enumerate(sequence(props.get("answers"))):
             key = texts[i] if i < len(texts) else str(i)
             answers[key] = (
                 ", ".join(str(a) for a in answer) if isinstance(answer, list) else str(answer)
