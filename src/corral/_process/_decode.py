@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 
+from ..events._text import mark_clean
+
 MAX_DEPTH = 512
 """Deepest nesting accepted (``corral.events`` keeps the same bound)."""
 
@@ -36,8 +38,13 @@ def loads(data: bytes | str) -> Any:
         raise BadJson(f"nested deeper than {MAX_DEPTH} levels") from None
     except msgspec.DecodeError as exc:
         value = _fallback(data, exc)
+        clean = False
+    else:
+        clean = True
     if _may_be_deep(data) and _depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise BadJson(f"nested deeper than {MAX_DEPTH} levels")
+    if clean:
+        mark_clean(value)
     return value
 
 

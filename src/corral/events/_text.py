@@ -19,6 +19,8 @@ encode. Three tools keep that out of events:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 import msgspec
@@ -110,23 +112,140 @@ def _readable(data: bytes) -> bool:
 
 def storable(event: Event) -> Event:
     """``event`` if the store can encode it and read it back as the same type; else a repair."""
-    try:
-        data = _encoder.encode(msgspec.structs.replace(event, raw=None))
-        if type(_event_decoder.decode(data)) is type(event) and _raw_ok(event.raw):
-            return event
-    except _ENCODE_ERRORS:
-        pass
-    except msgspec.ValidationError:
-        pass
+    if _fields_ok(event) and _raw_ok(event.raw):
+        return event
     return _rebuilt(event)
 
 
+class _Clean:
+    """The last value the drivers' decoder read with ``msgspec`` alone: valid UTF-8, no lone
+    surrogate, nesting checked. Holding it keeps its identity from being reused, so ``raw is``
+    this value proves the payload storable without encoding it again."""
+
+    value: Any = None
+
+
+def mark_clean(value: Any) -> None:
+    """Called by the decoder for a value ``msgspec`` decoded and whose depth it checked."""
+    _Clean.value = value
+
+
 def _raw_ok(raw: Any) -> bool:
-    if raw is None or (type(raw) is str and raw.isascii()):
+    if raw is None or raw is _Clean.value:
+        return True
+    return _value_ok(raw)
+
+
+def _value_ok(value: Any) -> bool:
+    """Whether an ``Any`` field can be stored (no lone surrogate, nesting the store can read)."""
+    kind = type(value)
+    if kind is str:
+        return _text_ok(value)
+    if value is None or kind in (int, float, bool):
+        return kind is not int or -(2**63) <= value < 2**64
+    try:
+        return _readable(_encoder.encode(value))
+    except _ENCODE_ERRORS:
+        return False
+
+
+def _text_ok(text: str) -> bool:
+    if text.isascii():
         return True
     try:
-        return _readable(_encoder.encode(raw))
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# How each field of each event type is checked: a fast Python test for the plain field types,
+# a full encode-and-decode of the event (without ``raw``) when a field has a structured type.
+_Validator = Callable[[Any], bool]
+_PLANS: dict[type, tuple[tuple[tuple[str, _Validator], ...], bool]] = {}
+_NONE = type(None)
+_INT_MIN, _INT_MAX = -(2**63), 2**64
+
+
+def _is_str(v: Any) -> bool:
+    return type(v) is str and (v.isascii() or _text_ok(v))
+
+
+def _is_opt_str(v: Any) -> bool:
+    return v is None or (type(v) is str and (v.isascii() or _text_ok(v)))
+
+
+def _is_bool(v: Any) -> bool:
+    return type(v) is bool
+
+
+def _is_opt_int(v: Any) -> bool:
+    return v is None or (type(v) is int and _INT_MIN <= v < _INT_MAX)
+
+
+def _is_opt_float(v: Any) -> bool:
+    return v is None or type(v) is float or (type(v) is int and _INT_MIN <= v < _INT_MAX)
+
+
+def _enum_check(enum: type[StrEnum], optional: bool) -> _Validator:
+    values = enum._value2member_map_
+
+    def check(v: Any) -> bool:
+        return (optional and v is None) or type(v) is enum or (type(v) is str and v in values)
+
+    return check
+
+
+def _validator(tp: Any) -> _Validator | None:
+    args = set(getattr(tp, "__args__", ()))
+    if tp is str:
+        return _is_str
+    if args == {str, _NONE}:
+        return _is_opt_str
+    if tp is bool:
+        return _is_bool
+    if args == {int, _NONE}:
+        return _is_opt_int
+    if args == {float, _NONE}:
+        return _is_opt_float
+    if isinstance(tp, type) and issubclass(tp, StrEnum):
+        return _enum_check(tp, False)
+    enums = [a for a in args if isinstance(a, type) and issubclass(a, StrEnum)]
+    if len(args) == 2 and _NONE in args and len(enums) == 1:
+        return _enum_check(enums[0], True)
+    if tp is Any:
+        return _value_ok
+    return None
+
+
+def _plan(cls: type) -> tuple[tuple[tuple[str, _Validator], ...], bool]:
+    checks: list[tuple[str, _Validator]] = []
+    structured = False
+    for info in msgspec.structs.fields(cls):
+        if info.name == "raw":
+            continue
+        check = _validator(info.type)
+        if check is None:
+            structured = True
+        else:
+            checks.append((info.name, check))
+    plan = _PLANS[cls] = (tuple(checks), structured)
+    return plan
+
+
+def _fields_ok(event: Event) -> bool:
+    checks, structured = _PLANS.get(type(event)) or _plan(type(event))
+    for name, check in checks:
+        if not check(getattr(event, name)):
+            return False
+    if not structured:
+        return True
+    try:
+        data = _encoder.encode(msgspec.structs.replace(event, raw=None))
+        return type(_event_decoder.decode(data)) is type(event)
     except _ENCODE_ERRORS:
+        return False
+    except msgspec.ValidationError:
         return False
 
 
