@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape as esc
 from rich.syntax import Syntax
 
 from ..events import (
@@ -69,7 +70,9 @@ class HumanRenderer:
         self._shown.add(call_id)
         self._newline()
         indent = "  " if parent else ""
-        self.err.print(f"{indent}[cyan]⏺[/] {self._tools.get(call_id, call_id)}", highlight=False)
+        self.err.print(
+            f"{indent}[cyan]⏺[/] {esc(self._tools.get(call_id, call_id))}", highlight=False
+        )
 
     def render(self, event: Event) -> None:
         if isinstance(event, TextDelta):
@@ -80,7 +83,7 @@ class HumanRenderer:
             self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, TextComplete):
             if event.parent_call_id:
-                self.err.print(f"  [dim]↳ {event.text}[/]", markup=True)
+                self.err.print(f"  [dim]↳ {esc(event.text)}[/]", markup=True)
             elif event.message_id not in self._streamed:
                 self.out.print(event.text, markup=False)
             else:
@@ -88,7 +91,7 @@ class HumanRenderer:
         elif isinstance(event, ReasoningDelta):
             return
         elif isinstance(event, SessionStarted):
-            self.err.print(f"[dim]{event.agent.name} · {event.cwd or '.'}[/]")
+            self.err.print(f"[dim]{esc(event.agent.name)} · {esc(event.cwd or '.')}[/]")
         elif isinstance(event, ToolCallStarted):
             # The input often streams in after the start: show the call once its title is known.
             self._tools[event.call_id] = event.title or event.name
@@ -101,7 +104,7 @@ class HumanRenderer:
         elif isinstance(event, ToolCallCompleted):
             self._show_call(event.call_id, event.parent_call_id)
             label = self._tools.get(event.call_id, event.name or event.call_id)
-            self.err.print(f"  [green]✓[/] {label}", highlight=False)
+            self.err.print(f"  [green]✓[/] {esc(label)}", highlight=False)
         elif isinstance(event, ToolCallFailed):
             self._show_call(event.call_id, event.parent_call_id)
             label = self._tools.get(event.call_id, event.name or event.call_id)
@@ -109,31 +112,31 @@ class HumanRenderer:
                 "denied"
                 if event.denied
                 else event.error.strip().splitlines()[0][:200]
-                if event.error
+                if event.error and event.error.strip()
                 else "failed"
             )
-            self.err.print(f"  [red]✗[/] {label} [dim]({why})[/]", highlight=False)
+            self.err.print(f"  [red]✗[/] {esc(label)} [dim]({esc(why)})[/]", highlight=False)
         elif isinstance(event, FileDiff):
             if event.diff:
                 self.err.print(
                     Syntax(event.diff, "diff", theme="ansi_dark", background_color="default")
                 )
             else:
-                self.err.print(f"  [yellow]changed[/] {event.path}")
+                self.err.print(f"  [yellow]changed[/] {esc(event.path)}")
         elif isinstance(event, ApprovalRequested):
             self._newline()
             self.err.print(
-                f"[yellow]? permission:[/] {event.title or event.tool_name}", highlight=False
+                f"[yellow]? permission:[/] {esc(event.title or event.tool_name)}", highlight=False
             )
         elif isinstance(event, ApprovalResolved):
             self.err.print(f"  [dim]→ {event.decision.value}[/]")
         elif isinstance(event, QuestionAsked):
             for q in event.questions:
                 self.err.print(
-                    f"[yellow]? {q.question}[/] {' / '.join(q.options)}", highlight=False
+                    f"[yellow]? {esc(q.question)}[/] {esc(' / '.join(q.options))}", highlight=False
                 )
         elif isinstance(event, QuestionAnswered):
-            self.err.print(f"  [dim]→ {', '.join(event.answers.values())}[/]")
+            self.err.print(f"  [dim]→ {esc(', '.join(event.answers.values()))}[/]")
         elif isinstance(event, Usage):
             parts = [f"in {event.input_tokens or 0}", f"out {event.output_tokens or 0}"]
             if event.cost_usd is not None:
@@ -143,17 +146,20 @@ class HumanRenderer:
             self._newline()
             if event.error:
                 self.err.print(
-                    f"[red]turn ended: {event.stop_reason.value}: {event.error}[/]", highlight=False
+                    f"[red]turn ended: {event.stop_reason.value}: {esc(event.error)}[/]",
+                    highlight=False,
                 )
             elif event.stop_reason.value != "end_turn":
                 self.err.print(f"[yellow]turn ended: {event.stop_reason.value}[/]")
         elif isinstance(event, Warning):
-            self.err.print(f"[yellow]warning:[/] {event.message}", highlight=False)
+            self.err.print(f"[yellow]warning:[/] {esc(event.message)}", highlight=False)
         elif isinstance(event, Error):
-            self.err.print(f"[red]error:[/] {event.message}", highlight=False)
+            self.err.print(f"[red]error:[/] {esc(event.message)}", highlight=False)
         elif isinstance(event, SessionEnded):
             self._newline()
             if event.reason.value == "failed":
-                self.err.print(f"[red]{event.message or 'the agent failed'}[/]", highlight=False)
+                self.err.print(
+                    f"[red]{esc(event.message or 'the agent failed')}[/]", highlight=False
+                )
                 if event.stderr_tail:
                     self.err.print(event.stderr_tail[-2000:], markup=False)

@@ -4,7 +4,8 @@ Every protocol is a :class:`Target`: the fixture directories it replays and how 
 line to its parser (:func:`corral._process._decode.loads`, then the parser's entry point). A
 mutation takes one recorded line the CLI printed and breaks it the way a misbehaving agent could:
 truncated, a field of the wrong JSON type, ``null`` everywhere, 1,000–2,000-deep nesting, an
-unhashable JSON-RPC id, invalid UTF-8, lone surrogate escapes.
+unhashable JSON-RPC id, invalid UTF-8, lone surrogate escapes, or text a terminal renderer could
+mistake for markup.
 
 :func:`check_line` feeds one line and reports what no parser may do: raise, or produce an event
 the store cannot encode and read back. Used by the property tests (``tests/unit/fuzz``) and the
@@ -39,6 +40,7 @@ MUTATIONS = (
     "bad_id",
     "invalid_utf8",
     "lone_surrogate",
+    "hostile_text",
 )
 """The ways :func:`mutate` breaks a line."""
 
@@ -47,6 +49,17 @@ _BAD_IDS: tuple[Any, ...] = ([1], {}, {"id": 1}, 1.5, True, None, [], "")
 _BAD_BYTES = (b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf0\x9f", b"\x80\x80", b"\xfe\xff")
 _SURROGATES = ("\\ud83d", "\\ude00", "\\udfff", "\\ud800\\ud800")
 _PLACEHOLDER = "\u0000corral-fuzz\u0000"
+_HOSTILE = (
+    "[/]",
+    "[bold",
+    "[red]x[/blue]",
+    "  \n ",
+    "\x1b[31m\x1b]0;t\x07",
+    "\u202e",
+    "\r",
+    "\x00",
+)
+"""Strings that a terminal renderer must show as text: markup, escapes, blank or control text."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +238,9 @@ def mutate(line: Any, kind: str, rng: random.Random) -> bytes:
         marked = _dumps(_replace(line, target, text[:at] + _PLACEHOLDER + text[at:]))
         escaped = rng.choice(_SURROGATES).encode("ascii")
         return marked.replace(_PLACEHOLDER.encode("utf-8"), escaped, 1)
+    if kind == "hostile_text":
+        strings = [p for p in paths if isinstance(_get(line, p), str)] or [path]
+        return _dumps(_replace(line, rng.choice(strings), rng.choice(_HOSTILE)))
     raise ValueError(f"unknown mutation {kind!r}")
 
 

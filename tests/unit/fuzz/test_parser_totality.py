@@ -109,3 +109,58 @@ def test_finish_after_garbage_is_total(name: str) -> None:
     for data in (b"[1]", b'{"type": [1]}', b"null", b"\xff\xfe", b"[" * 1500 + b"]" * 1500):
         assert not fuzz.check_line(target, parser, data)
     assert all(fuzz.unstorable(e) is None for e in parser.finish())
+
+
+HOSTILE = ("[/]", "[bold", "  \n ", "\x1b[31m", "")
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_corral_run_renders_hostile_text_as_text(text: str) -> None:
+    """Every event type, every string field set to text rich could take for markup."""
+    from corral.events import (
+        AgentInfo,
+        ApprovalRequested,
+        EndReason,
+        Error,
+        FileDiff,
+        Question,
+        QuestionAnswered,
+        QuestionAsked,
+        SessionEnded,
+        SessionStarted,
+        StopReason,
+        TextComplete,
+        TextDelta,
+        ToolCallCompleted,
+        ToolCallFailed,
+        ToolCallStarted,
+        ToolCallUpdated,
+        TurnCompleted,
+        Warning,
+    )
+
+    events: list[Event] = [
+        SessionStarted(agent=AgentInfo(agent_id=text, name=text), cwd=text),
+        TextDelta(text=text),
+        TextComplete(text=text, parent_call_id=text),
+        TextComplete(text=text, message_id="other"),
+        ToolCallStarted(call_id=text, name=text, title=text, input={"x": text}),
+        ToolCallUpdated(call_id=text, title=text),
+        ToolCallCompleted(call_id=text, name=text),
+        ToolCallFailed(call_id="c", error=text, name=text),
+        FileDiff(path=text, diff=text or None),
+        FileDiff(path=text),
+        ApprovalRequested(request_id=text, tool_name=text, title=text),
+        QuestionAsked(request_id=text, questions=(Question(question=text, options=(text,)),)),
+        QuestionAnswered(request_id=text, answers={text: text}),
+        TurnCompleted(stop_reason=StopReason.ERROR, error=text or "x"),
+        Warning(message=text),
+        Error(message=text),
+        SessionEnded(reason=EndReason.FAILED, message=text, stderr_tail=text),
+    ]
+    render = _Renderers()
+    for event in events:
+        render(event)
+    printed = render.human.err.file.getvalue()  # type: ignore[attr-defined]
+    if text.startswith("["):
+        assert text in printed  # shown, not swallowed as a style
