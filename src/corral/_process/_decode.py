@@ -61,6 +61,8 @@ def _fallback(data: bytes | str, first: msgspec.DecodeError) -> Any:
 
 
 def _may_be_deep(data: bytes | str) -> bool:
+    if len(data) <= 2 * MAX_DEPTH:  # each level takes an opening and a closing byte
+        return False
     if isinstance(data, str):
         return data.count("[") + data.count("{") > MAX_DEPTH
     return data.count(b"[") + data.count(b"{") > MAX_DEPTH

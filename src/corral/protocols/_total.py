@@ -37,7 +37,7 @@ def total(
             events = method(self, *args, **kwargs)
         except Exception as exc:  # the agent's output must never end the session
             return [parse_error(method.__qualname__, exc, args)]
-        return [storable(e) for e in events]
+        return [storable(e) for e in events] if events else events
 
     entry.__name__ = method.__name__
     entry.__qualname__ = method.__qualname__
