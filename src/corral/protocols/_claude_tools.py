@@ -208,13 +208,13 @@ def questions(tool_input: Any) -> tuple[Question, ...]:
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             continue
         options = tuple(
-            o.get("label", "") if isinstance(o, dict) else str(o)
+            str(o.get("label", "")) if isinstance(o, dict) else str(o)
             for o in sequence(item.get("options"))
         )
         out.append(
             Question(
                 question=item["question"],
-                header=item.get("header"),
+                header=item["header"] if isinstance(item.get("header"), str) else None,
                 options=options,
                 multi_select=bool(item.get("multiSelect")),
             )

@@ -83,7 +83,7 @@ def _question(request_id: str, params: dict[str, Any]) -> QuestionAsked:
     questions = tuple(
         Question(
             question=str(q.get("question", "")),
-            header=q.get("header"),
+            header=q["header"] if isinstance(q.get("header"), str) else None,
             options=tuple(
                 str(o.get("label", "")) for o in sequence(q.get("options")) if isinstance(o, dict)
             ),
