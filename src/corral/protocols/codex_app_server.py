@@ -332,7 +332,7 @@ class AppServerParser:
                 events.append(TextDelta(text=text, message_id=item_id, raw=p))
             events.append(TextComplete(text=text, message_id=item_id, raw=p))
         elif kind == "reasoning":
-            parts = item.get("summary") or item.get("content") or []
+            parts = sequence(item.get("summary")) or sequence(item.get("content"))
             text = "\n\n".join(str(s) for s in parts)
             if text:
                 events.append(ReasoningComplete(text=text, message_id=item_id, raw=p))
