@@ -14,12 +14,14 @@ from typing import Any
 
 import msgspec
 
-from ..events._text import mark_clean
+from ..events._fields import _Clean
 
 MAX_DEPTH = 512
 """Deepest nesting accepted (``corral.events`` keeps the same bound)."""
 
-_decoder = msgspec.json.Decoder()
+_decode = msgspec.json.Decoder().decode
+_SHALLOW = 2 * MAX_DEPTH
+"""A line this short cannot nest deeper than MAX_DEPTH: each level takes two bytes."""
 
 
 class BadJson(ValueError):
@@ -33,18 +35,17 @@ class BadJson(ValueError):
 def loads(data: bytes | str) -> Any:
     """The JSON value in ``data``; raises only :class:`BadJson`."""
     try:
-        value = _decoder.decode(data)
+        value = _decode(data)
     except RecursionError:
         raise BadJson(f"nested deeper than {MAX_DEPTH} levels") from None
     except msgspec.DecodeError as exc:
         value = _fallback(data, exc)
-        clean = False
-    else:
-        clean = True
-    if _may_be_deep(data) and _depth(value, MAX_DEPTH) > MAX_DEPTH:
+        if len(data) > _SHALLOW and _too_deep(data, value):
+            raise BadJson(f"nested deeper than {MAX_DEPTH} levels") from None
+        return value
+    if len(data) > _SHALLOW and _too_deep(data, value):
         raise BadJson(f"nested deeper than {MAX_DEPTH} levels")
-    if clean:
-        mark_clean(value)
+    _Clean.value = value  # storable as it is: see corral.events._fields.mark_clean
     return value
 
 
@@ -60,12 +61,12 @@ def _fallback(data: bytes | str, first: msgspec.DecodeError) -> Any:
         raise BadJson(str(exc)) from None
 
 
-def _may_be_deep(data: bytes | str) -> bool:
-    if len(data) <= 2 * MAX_DEPTH:  # each level takes an opening and a closing byte
-        return False
+def _too_deep(data: bytes | str, value: Any) -> bool:
     if isinstance(data, str):
-        return data.count("[") + data.count("{") > MAX_DEPTH
-    return data.count(b"[") + data.count(b"{") > MAX_DEPTH
+        brackets = data.count("[") + data.count("{")
+    else:
+        brackets = data.count(b"[") + data.count(b"{")
+    return brackets > MAX_DEPTH and _depth(value, MAX_DEPTH) > MAX_DEPTH
 
 
 def _depth(value: Any, limit: int) -> int:

@@ -19,23 +19,16 @@ encode. Three tools keep that out of events:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from enum import StrEnum
 from typing import Any
 
 import msgspec
 
+from ._fields import fields_ok
 from ._model import Error, Event
 
-MAX_DEPTH = 512
-"""Deepest JSON nesting an event keeps; the store reads back up to 999 levels, envelope included."""
 CUT_DEPTH = 64
 """How deep a repaired payload is kept when it was too deep to store."""
 _CUT = "…"
-
-_encoder = msgspec.json.Encoder()
-_event_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
-_ENCODE_ERRORS = (UnicodeEncodeError, RecursionError, TypeError, ValueError, OverflowError)
 
 
 def repair_text(text: str) -> str:
@@ -97,156 +90,11 @@ def scrub(value: Any, depth: int = CUT_DEPTH) -> Any:
     return repair_text(str(value))
 
 
-def _readable(data: bytes) -> bool:
-    """Whether the store can decode ``data`` again (only deep nesting can stop it)."""
-    if data.count(b"[") + data.count(b"{") < MAX_DEPTH:
-        return True
-    try:
-        _event_decoder.decode(data)
-    except RecursionError:
-        return False
-    except msgspec.DecodeError:
-        return False
-    return True
-
-
 def storable(event: Event) -> Event:
     """``event`` if the store can encode it and read it back as the same type; else a repair."""
-    if _fields_ok(event) and _raw_ok(event.raw):
+    if fields_ok(event):
         return event
     return _rebuilt(event)
-
-
-class _Clean:
-    """The last value the drivers' decoder read with ``msgspec`` alone: valid UTF-8, no lone
-    surrogate, nesting checked. Holding it keeps its identity from being reused, so ``raw is``
-    this value proves the payload storable without encoding it again."""
-
-    value: Any = None
-
-
-def mark_clean(value: Any) -> None:
-    """Called by the decoder for a value ``msgspec`` decoded and whose depth it checked."""
-    _Clean.value = value
-
-
-def _raw_ok(raw: Any) -> bool:
-    if raw is None or raw is _Clean.value:
-        return True
-    return _value_ok(raw)
-
-
-def _value_ok(value: Any) -> bool:
-    """Whether an ``Any`` field can be stored (no lone surrogate, nesting the store can read)."""
-    kind = type(value)
-    if kind is str:
-        return _text_ok(value)
-    if value is None or kind in (int, float, bool):
-        return kind is not int or -(2**63) <= value < 2**64
-    try:
-        return _readable(_encoder.encode(value))
-    except _ENCODE_ERRORS:
-        return False
-
-
-def _text_ok(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-# How each field of each event type is checked: a fast Python test for the plain field types,
-# a full encode-and-decode of the event (without ``raw``) when a field has a structured type.
-_Validator = Callable[[Any], bool]
-_PLANS: dict[type, tuple[tuple[tuple[str, _Validator], ...], bool]] = {}
-_NONE = type(None)
-_INT_MIN, _INT_MAX = -(2**63), 2**64
-
-
-def _is_str(v: Any) -> bool:
-    return type(v) is str and (v.isascii() or _text_ok(v))
-
-
-def _is_opt_str(v: Any) -> bool:
-    return v is None or (type(v) is str and (v.isascii() or _text_ok(v)))
-
-
-def _is_bool(v: Any) -> bool:
-    return type(v) is bool
-
-
-def _is_opt_int(v: Any) -> bool:
-    return v is None or (type(v) is int and _INT_MIN <= v < _INT_MAX)
-
-
-def _is_opt_float(v: Any) -> bool:
-    return v is None or type(v) is float or (type(v) is int and _INT_MIN <= v < _INT_MAX)
-
-
-def _enum_check(enum: type[StrEnum], optional: bool) -> _Validator:
-    values = enum._value2member_map_
-
-    def check(v: Any) -> bool:
-        return (optional and v is None) or type(v) is enum or (type(v) is str and v in values)
-
-    return check
-
-
-def _validator(tp: Any) -> _Validator | None:
-    args = set(getattr(tp, "__args__", ()))
-    if tp is str:
-        return _is_str
-    if args == {str, _NONE}:
-        return _is_opt_str
-    if tp is bool:
-        return _is_bool
-    if args == {int, _NONE}:
-        return _is_opt_int
-    if args == {float, _NONE}:
-        return _is_opt_float
-    if isinstance(tp, type) and issubclass(tp, StrEnum):
-        return _enum_check(tp, False)
-    enums = [a for a in args if isinstance(a, type) and issubclass(a, StrEnum)]
-    if len(args) == 2 and _NONE in args and len(enums) == 1:
-        return _enum_check(enums[0], True)
-    if tp is Any:
-        return _value_ok
-    return None
-
-
-def _plan(cls: type) -> tuple[tuple[tuple[str, _Validator], ...], bool]:
-    checks: list[tuple[str, _Validator]] = []
-    structured = False
-    for info in msgspec.structs.fields(cls):
-        if info.name == "raw":
-            continue
-        check = _validator(info.type)
-        if check is None:
-            structured = True
-        else:
-            checks.append((info.name, check))
-    plan = _PLANS[cls] = (tuple(checks), structured)
-    return plan
-
-
-def _fields_ok(event: Event) -> bool:
-    checks, structured = _PLANS.get(type(event)) or _plan(type(event))
-    for name, check in checks:
-        if not check(getattr(event, name)):
-            return False
-    if not structured:
-        return True
-    try:
-        data = _encoder.encode(msgspec.structs.replace(event, raw=None))
-        return type(_event_decoder.decode(data)) is type(event)
-    except _ENCODE_ERRORS:
-        return False
-    except msgspec.ValidationError:
-        return False
 
 
 def _rebuilt(event: Event) -> Event:

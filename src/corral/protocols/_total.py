@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ..events import Error, Event
+from ..events._fields import fields_ok
 from ..events._text import scrub, storable
 
 P = ParamSpec("P")
@@ -37,11 +38,15 @@ def total(
             events = method(self, *args, **kwargs)
         except Exception as exc:  # the agent's output must never end the session
             return [parse_error(method.__qualname__, exc, args)]
-        return [storable(e) for e in events] if events else events
+        for event in events:
+            if not fields_ok(event):
+                return [storable(e) for e in events]
+        return events
 
     entry.__name__ = method.__name__
     entry.__qualname__ = method.__qualname__
     entry.__doc__ = method.__doc__
+    entry.__wrapped__ = method  # type: ignore[attr-defined]
     return entry
 
 
