@@ -53,6 +53,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..events._text import storable
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
 from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize, open_session
@@ -426,6 +427,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     def _emit(self, event: Event) -> None:
         if self._ended:
             return
+        event = storable(event)  # the driver's own events carry vendor payloads too
         if isinstance(event, Usage):
             for field in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"):
                 value = getattr(event, field)

@@ -30,6 +30,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
 )
+from ..events._text import storable
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
@@ -195,4 +196,4 @@ class CodexExecAdapter(BaseAdapter):
 
     def _emit(self, event: Event) -> None:
         if not self._ended:
-            self._events.put_nowait(event)
+            self._events.put_nowait(storable(event))

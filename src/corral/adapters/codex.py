@@ -36,6 +36,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
 )
+from ..events._text import storable
 from ..protocols.codex_app_server import (
     APPROVAL_METHODS,
     USER_INPUT_REQUEST,
@@ -407,7 +408,7 @@ class CodexAdapter(BaseAdapter):
     # ── helpers ──
     def _emit(self, event: Event) -> None:
         if not self._ended:
-            self._events.put_nowait(event)
+            self._events.put_nowait(storable(event))
 
     def _end(self, event: SessionEnded) -> None:
         self._emit(event)

@@ -41,6 +41,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..events._text import storable
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
@@ -379,7 +380,7 @@ class OpenCodeAdapter(BaseAdapter):
     def _emit(self, events: list[Event]) -> None:
         for event in events:
             if not self._ended:
-                self._queue.put_nowait(event)
+                self._queue.put_nowait(storable(event))
 
     def _end(
         self, reason: EndReason, code: int | None, message: str | None, tail: str | None

@@ -34,6 +34,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..events._text import storable
 from ..protocols.pi_rpc import PiRpcParser
 from .base import Attachment, BaseAdapter, find_binary
 
@@ -234,7 +235,7 @@ class PiAdapter(BaseAdapter):
     def _emit(self, events: list[Event]) -> None:
         for event in events:
             if not self._ended:
-                self._queue.put_nowait(event)
+                self._queue.put_nowait(storable(event))
 
     def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
         if not self._ended:
