@@ -20,6 +20,9 @@ def emit(raw: bytes) -> None:
 if sys.argv[1] == "jsonrpc":
     for line in sys.stdin:
         msg = json.loads(line)
+        if "id" not in msg:
+            continue  # a notification
+        emit(b'{"jsonrpc": "2.0", "method": "note", "params": {}}')
         for bad in ([1], {}, 1.5, [msg["id"]]):
             emit(json.dumps({"jsonrpc": "2.0", "id": bad, "result": "wrong"}).encode())
         emit(b'{"jsonrpc": "2.0", "id": [1], "method": "session/update", "params": {}}')

@@ -73,3 +73,24 @@ async def test_a_claude_session_goes_on_after_malformed_lines_and_is_not_killed(
     codes = [e.code for e in events if isinstance(e, Error)]
     assert "invalid_json" in codes  # the truncated result and the 1,500-deep line
     assert "parse_error" not in codes  # every malformed line was understood, none hit the net
+
+
+@pytest.mark.timeout(30)
+async def test_a_raising_handler_does_not_end_the_jsonrpc_read_loop() -> None:
+    calls: list[str] = []
+
+    def explode(method: str, params: object) -> None:
+        calls.append(method)
+        raise RuntimeError("handler bug")
+
+    transport = ProcessTransport([sys.executable, str(CLI), "jsonrpc"])
+    await transport.start()
+    client = JsonRpcClient(transport, on_notification=explode)
+    client.start()
+    try:
+        await client.notify("ping", {"n": 0})  # the peer ignores it; then a real round trip:
+        assert await client.request("echo", {"n": 3}, timeout=10) == {"n": 3}
+        assert await client.request("echo", {"n": 4}, timeout=10) == {"n": 4}
+    finally:
+        await client.close(grace=2)
+    assert calls == ["note", "note"]  # each raised, and the loop read on
