@@ -9,8 +9,9 @@ encode. Three tools keep that out of events:
 * :class:`SurrogateJoiner` is for a stream of text deltas. A model stream may split one emoji's
   surrogate pair across two deltas (``"A\\ud83d"`` then ``"\\ude00B"``); the joiner holds a
   trailing high surrogate back and puts it in front of the next delta of the same stream, so the
-  pair becomes the right character. A held half that is never completed is dropped from the deltas
-  (the complete text, which every protocol also sends, shows it as U+FFFD).
+  pair becomes the right character. A parser that knows where a stream ends calls ``flush`` there,
+  so a half that was never completed still shows as U+FFFD; elsewhere the complete text, which the
+  protocol sends separately, shows it.
 * :func:`storable` is the last check on every event a parser makes: it encodes the event; when
   that fails (lone surrogates, nesting beyond what the store can read back, a field of the wrong
   type) it repairs the strings, cuts the nesting and rebuilds the event, and when even that is not
@@ -62,9 +63,9 @@ class SurrogateJoiner:
             text = text[:-1]
         return repair_text(text)
 
-    def reset(self, key: Any = None) -> None:
-        """Forget a half held for ``key`` (its stream ended)."""
-        self._held.pop(key, None)
+    def flush(self, key: Any = None) -> str:
+        """Stream ``key`` ended: U+FFFD for a first half still held, else ``""``."""
+        return "\ufffd" if self._held.pop(key, None) is not None else ""
 
 
 def scrub(value: Any, depth: int = CUT_DEPTH) -> Any:

@@ -239,12 +239,13 @@ class AcpParser:
             return []
         out = self._flush_thought()
         msg_id = upd.get("messageId")
-        text = self._joiner.join(text, "text")
         if self._text and msg_id is not None and msg_id != self._text_id:
             out += self._flush_text()
+        text = self._joiner.join(text, "text")
         self._text.append(text)
         self._text_id = msg_id
-        out.append(TextDelta(text=text, message_id=msg_id, raw=upd))
+        if text:  # empty when the chunk was only the first half of a surrogate pair
+            out.append(TextDelta(text=text, message_id=msg_id, raw=upd))
         return out
 
     def _thought_chunk(self, upd: dict[str, Any]) -> list[Event]:
@@ -255,20 +256,31 @@ class AcpParser:
         text = self._joiner.join(text, "thought")
         self._thought.append(text)
         self._thought_id = upd.get("messageId")
-        out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
+        if text:
+            out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
         return out
 
     def _flush_text(self) -> list[Event]:
         if not self._text:
             return []
+        out: list[Event] = []
+        tail = self._joiner.flush("text")  # a first half whose second never came
+        if tail:
+            self._text.append(tail)
+            out.append(TextDelta(text=tail, message_id=self._text_id))
         text, self._text = "".join(self._text), []
-        return [TextComplete(text=text, message_id=self._text_id)]
+        return [*out, TextComplete(text=text, message_id=self._text_id)]
 
     def _flush_thought(self) -> list[Event]:
         if not self._thought:
             return []
+        out: list[Event] = []
+        tail = self._joiner.flush("thought")
+        if tail:
+            self._thought.append(tail)
+            out.append(ReasoningDelta(text=tail, message_id=self._thought_id))
         text, self._thought = "".join(self._thought), []
-        return [ReasoningComplete(text=text, message_id=self._thought_id)]
+        return [*out, ReasoningComplete(text=text, message_id=self._thought_id)]
 
     def _flush(self) -> list[Event]:
         return [*self._flush_thought(), *self._flush_text()]

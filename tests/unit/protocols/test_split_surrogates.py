@@ -125,3 +125,13 @@ def test_joiner_keeps_streams_apart_and_repair_joins_written_pairs() -> None:
     assert joiner.join("\ude00", "a") == EMOJI
     assert joiner.join(None, "a") == ""
     assert repair_text("\ud83d\ude00\ud83d") == EMOJI + "\ufffd"
+
+
+def test_acp_message_ending_on_a_first_half_shows_a_replacement() -> None:
+    parser = AcpParser()
+    events: list[Event] = []
+    for line in acp_lines(('"A\\ud83d"',))[:1]:
+        events += parser.feed(loads(line.encode()))
+    events += parser.finish()
+    assert streamed(events, TextDelta) == "A\ufffd"
+    assert [e.text for e in events if isinstance(e, TextComplete)] == ["A\ufffd"]
