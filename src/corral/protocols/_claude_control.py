@@ -87,7 +87,8 @@ class ControlMixin:
         if request.get("subtype") != "can_use_tool" or not isinstance(request_id, str):
             return [UnknownEvent(raw=obj, vendor_type=f"control_request/{request.get('subtype')}")]
         self._requests[request_id] = request
-        name = request.get("tool_name", "?")
+        name = request.get("tool_name")
+        name = name if isinstance(name, str) else "?"
         tool_input = request.get("input")
         call_id = request.get("tool_use_id")
         if name in QUESTION_TOOLS:

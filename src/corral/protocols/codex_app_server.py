@@ -168,7 +168,7 @@ class AppServerParser:
             )
             return [StatusChanged(status=status, message=thread, raw=p)]
         if method == "thread/tokenUsage/updated":
-            usage = mapping(p.get("tokenUsage")).get("last") or {}
+            usage = mapping(mapping(p.get("tokenUsage")).get("last"))
             return [
                 Usage(
                     input_tokens=usage.get("inputTokens"),
