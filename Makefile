@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8765
 
-.PHONY: serve test lint typecheck unit realcli agents bench clean
+.PHONY: serve test lint typecheck unit realcli agents browser screenshots bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,14 @@ serve: $(STAMP)
 agents: $(STAMP)
 	$(BIN)/corral agents install
 
+# Debian's chromium for the browser tests (tests/browser), installed only when missing.
+browser:
+	bash scripts/setup_browser.sh
+
+# Re-make the web app's screenshots in docs/images/ (the browser tests take them).
+screenshots: $(STAMP) agents browser
+	CORRAL_SCREENSHOTS=1 $(BIN)/python -m pytest tests/browser -q
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
@@ -28,13 +36,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/python scripts/run_pytest.py tests -m "not realcli"
 
-realcli: $(STAMP) agents
+realcli: $(STAMP) agents browser
 	$(BIN)/python scripts/run_pytest.py tests -m realcli
 
-test: $(STAMP) lint typecheck agents
+test: $(STAMP) lint typecheck agents browser
 	$(BIN)/python scripts/run_pytest.py tests
 
 bench: $(STAMP)

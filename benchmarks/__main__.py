@@ -1,34 +1,97 @@
-"""Run every benchmark: ``python -m benchmarks [--quick]`` (``make bench``)."""
+"""Run every benchmark: ``python -m benchmarks [--quick] [--only NAME,…]`` (``make bench``).
+
+Each section prints its own figures as ratios to anchors measured in the same run, and says whether
+its goal was met. The exit code is 1 when a section found a correctness failure (a lost or doubled
+prompt, an event an observer missed, a parser escape); a missed speed goal is printed, not fatal.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
-from . import bench_claude_parse, bench_fuzz, queue_crash, queue_throughput
+
+def _queue_throughput(quick: bool) -> bool:
+    from . import queue_throughput
+
+    queue_throughput.run(n=50 if quick else 300)
+    return False
+
+
+def _queue_crash(quick: bool) -> bool:
+    from . import queue_crash
+
+    return bool(queue_crash.run(trials=100 if quick else 1000)["violations"])
+
+
+def _claude_parse(quick: bool) -> bool:
+    from . import bench_claude_parse
+
+    return bool(bench_claude_parse.main(["--lines", "20000", "--repeat", "3"] if quick else []))
+
+
+def _webapp(quick: bool) -> bool:
+    from . import bench_webapp
+
+    web = bench_webapp.run(2_000 if quick else 10_000)
+    return web is not None and not web["ok"]
+
+
+def _proxy(quick: bool) -> bool:
+    from . import bench_proxy
+
+    bench_proxy.run(quick=quick)
+    return False
+
+
+def _fuzz(quick: bool) -> bool:
+    from . import bench_fuzz
+
+    return bool(bench_fuzz.main(["--lines", "20000" if quick else "1000000"]))
+
+
+def _launch(quick: bool) -> bool:
+    from . import bench_launch
+
+    bench_launch.main(["--repeat", "2" if quick else "5"])
+    return False
+
+
+SECTIONS: dict[str, tuple[str, Callable[[bool], bool]]] = {
+    "queue": ("prompt queue: enqueue→deliver throughput vs raw fsync'd inserts", _queue_throughput),
+    "crash": ("prompt queue: SIGKILL crash trials", _queue_crash),
+    "claude-parse": (
+        "Claude stream-json: decode + normalize vs claude-agent-sdk's parser",
+        _claude_parse,
+    ),
+    "webapp": ("web app: open a 10,000-event transcript in headless Chromium", _webapp),
+    "proxy": ("P2 model proxy: corral vs LiteLLM in front of the same scripted upstream", _proxy),
+    "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
+    "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     parser.add_argument("--quick", action="store_true", help="Fewer iterations (a smoke run).")
     parser.add_argument(
-        "--fuzz-lines",
-        type=int,
-        default=None,
-        help="Mutated lines per protocol for the parser fuzz (default 1,000,000; 20,000 with --quick).",
+        "--only", default="", help=f"Comma-separated sections: {', '.join(SECTIONS)}"
     )
     args = parser.parse_args(argv)
-    print("== prompt queue: enqueue→deliver throughput vs raw fsync'd inserts ==")
-    queue_throughput.run(n=50 if args.quick else 300)
-    print("\n== prompt queue: SIGKILL crash trials ==")
-    crash = queue_crash.run(trials=100 if args.quick else 1000)
-    print("\n== Claude stream-json: decode + normalize vs claude-agent-sdk's parser ==")
-    parse_argv = ["--lines", "20000", "--repeat", "3"] if args.quick else []
-    parse = bench_claude_parse.main(parse_argv)
-    print("\n== protocol parsers: mutation fuzz (escapes, unstorable events, slowest line) ==")
-    fuzz_lines = args.fuzz_lines or (20_000 if args.quick else 1_000_000)
-    fuzzed = bench_fuzz.main(["--lines", str(fuzz_lines)])
-    return 1 if crash["violations"] or parse or fuzzed else 0
+    wanted = [s for s in args.only.split(",") if s] or list(SECTIONS)
+    unknown = [s for s in wanted if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section(s): {', '.join(unknown)}")
+    failed = []
+    for i, name in enumerate(wanted):
+        title, run = SECTIONS[name]
+        print(f"{'' if i == 0 else chr(10)}== {title} ==", flush=True)
+        if run(args.quick):
+            failed.append(name)
+    if failed:
+        print(f"\ncorrectness failures in: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""1,000 SIGKILL crash trials of the prompt queue (see corral.testing.queue_crash).
+"""1,000 SIGKILL crash trials of the prompt queue (see corral.testing._queue_crash).
 
 The anchor is a fork + SIGKILL + wait of a child that does nothing, measured in the same run, so
 the ratio says what a trial's restart-and-verify costs beyond process handling.
@@ -12,7 +12,7 @@ import signal
 import time
 from collections import Counter
 
-from corral.testing.queue_crash import run_trial
+from corral.testing._queue_crash import run_trial
 
 
 def _empty_fork() -> None:

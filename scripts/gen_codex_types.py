@@ -6,7 +6,7 @@
 
 Steps: ``codex app-server generate-json-schema --out TMP``; merge the top-level definitions (the
 server→client requests such as approvals) with the ``v2`` ones into one flat table; keep only the
-definitions reachable from :data:`ROOTS` (what the driver reads or sends — the full schema is
+definitions reachable from :data:`ROOTS` (the types corral's code references — the full schema is
 ~800 KB and ~700 types); run ``datamodel-codegen`` (a dev-only tool, not a corral dependency:
 ``pip install datamodel-code-generator==0.89.0``) to emit msgspec Structs; prepend a "do not edit"
 header with the Codex version.
@@ -29,42 +29,12 @@ OUT = REPO / "src" / "corral" / "_generated" / "codex"
 DATAMODEL_CODEGEN_VERSION = "0.89.0"
 
 ROOTS = (
-    # client → server requests the driver sends, and their results
-    "InitializeParams",
-    "InitializeResponse",
+    # Only what corral's code references (corral.adapters._codex_launch builds these params
+    # schema-typed); everything else the driver reads is parsed tolerantly by
+    # corral.protocols.codex_app_server. Add a root here when code starts using a type.
     "ThreadStartParams",
-    "ThreadStartResponse",
     "ThreadResumeParams",
-    "ThreadResumeResponse",
     "TurnStartParams",
-    "TurnStartResponse",
-    "TurnSteerParams",
-    "TurnSteerResponse",
-    "TurnInterruptParams",
-    # server → client notifications the parser maps to events
-    "ThreadStartedNotification",
-    "TurnStartedNotification",
-    "TurnCompletedNotification",
-    "TurnPlanUpdatedNotification",
-    "TurnDiffUpdatedNotification",
-    "ItemStartedNotification",
-    "ItemCompletedNotification",
-    "AgentMessageDeltaNotification",
-    "ReasoningSummaryTextDeltaNotification",
-    "ReasoningTextDeltaNotification",
-    "CommandExecutionOutputDeltaNotification",
-    "FileChangeOutputDeltaNotification",
-    "McpToolCallProgressNotification",
-    "PlanDeltaNotification",
-    "ThreadTokenUsageUpdatedNotification",
-    "ErrorNotification",
-    "WarningNotification",
-    "ConfigWarningNotification",
-    # server → client requests (approvals) and the answers
-    "CommandExecutionRequestApprovalParams",
-    "CommandExecutionRequestApprovalResponse",
-    "FileChangeRequestApprovalParams",
-    "FileChangeRequestApprovalResponse",
 )
 
 _REF = re.compile(r"#/definitions/(?:v2/)?([A-Za-z0-9_]+)")

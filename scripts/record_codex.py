@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +32,8 @@ from corral import agents  # noqa: E402
 from corral._version import __version__  # noqa: E402
 from corral.adapters.base import BaseAdapter, parse_version  # noqa: E402
 from corral.testing import FakeModelServer  # noqa: E402
+from corral.testing import _transcript as transcript  # noqa: E402
+from corral.testing._transcript import Tape  # noqa: E402
 from corral.testing.conformance._runner import run_scenario  # noqa: E402
 from corral.testing.conformance._scenarios import SCENARIOS  # noqa: E402
 from corral.testing.conformance._targets import SPECS, build_target  # noqa: E402
@@ -85,21 +86,12 @@ MODES = {
 }
 
 
-class Recording:
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-        self.argvs: list[list[str]] = []
+class Recording(Tape):
+    """The transcript tape plus the argv of every process started (for the meta file)."""
 
-    def tap(self, direction: str, raw: bytes) -> None:
-        if direction == "exit":
-            self.lines.append({"dir": "exit", "code": int(raw)})
-            return
-        entry: dict[str, Any] = {"dir": direction}
-        try:
-            entry["line"] = json.loads(raw)
-        except ValueError:
-            entry["text"] = raw.decode("utf-8", errors="replace")
-        self.lines.append(entry)
+    def __init__(self) -> None:
+        super().__init__()
+        self.argvs: list[list[str]] = []
 
 
 def tapped(target: Target, recording: Recording) -> Target:
@@ -143,10 +135,15 @@ class ArgvSpy:
 
 
 def write_recording(stem: Path, recording: Recording, meta: dict[str, Any]) -> None:
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    lines = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in recording.lines)
-    stem.with_suffix(".jsonl").write_text(lines)
-    stem.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    """Through the one transcript writer: ``stem`` is ``<out>/<cli>/<version>/<scenario>``."""
+    transcript.write(
+        stem.parent.parent.parent,
+        stem.parent.parent.name,
+        stem.parent.name,
+        stem.name,
+        recording.entries(),
+        meta,
+    )
 
 
 async def record(mode: str, names: list[str], version: str, out: Path) -> int:

@@ -10,6 +10,10 @@ writer.
 Schema changes are ordered, named migration functions (:data:`MIGRATIONS`), each applied once and
 recorded in the ``_migrations`` table with the UTC time it ran. Datetimes are stored as ISO-8601
 strings with an explicit ``+00:00`` offset and always read back timezone-aware.
+
+A database holds transcripts (whatever an agent read), so it is private: its directory is created
+``0700``, the file and its ``-wal`` / ``-shm`` side files ``0600`` (SQLite gives side files the mode
+of the main file; existing looser files are tightened too).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+
+from ._paths import ensure_private_dir, home_dir, private_file
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -44,7 +50,7 @@ def from_db_time(value: str) -> datetime:
 def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connection:
     """Open ``path`` with corral's pragmas and bring its schema up to date."""
     if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        _private(Path(path))
     conn = sqlite3.connect(
         str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
@@ -55,6 +61,17 @@ def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connectio
     conn.execute("PRAGMA foreign_keys = ON")
     migrate(conn)
     return conn
+
+
+def _private(path: Path) -> None:
+    # a new directory is created private; so is corral's home, whoever created it first
+    if not path.parent.exists() or path.parent.absolute() == home_dir().absolute():
+        ensure_private_dir(path.parent)
+    private_file(path)
+    for side in ("-wal", "-shm", "-journal"):
+        extra = path.with_name(path.name + side)
+        if extra.exists():
+            private_file(extra)
 
 
 @contextmanager
@@ -145,11 +162,26 @@ def m004_session_owner(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN owner_pid INTEGER")
 
 
+def m005_session_intent(conn: sqlite3.Connection) -> None:
+    # One permission vocabulary (docs/intents.md): the intent replaces ``permission_policy``. The
+    # old policy column was stored and applied nowhere; what a caller asked for becomes the intent
+    # (an unknown word becomes no intent), and the project's allowed commands get a column.
+    conn.execute(
+        """UPDATE sessions SET intent = CASE
+            WHEN intent IN ('ask', 'review', 'work', 'act-pr', 'full') THEN intent
+            WHEN permission_policy IN ('ask', 'review', 'work', 'act-pr') THEN permission_policy
+            ELSE NULL END"""
+    )
+    conn.execute("ALTER TABLE sessions DROP COLUMN permission_policy")
+    conn.execute("ALTER TABLE sessions ADD COLUMN allowed_commands TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_sessions,
     m002_prompt_queue,
     m003_drafts,
     m004_session_owner,
+    m005_session_intent,
 )
 """Applied in this order; a migration's function name is its identity. Append only."""
 

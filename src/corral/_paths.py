@@ -1,11 +1,22 @@
-"""Where corral keeps its files. One function per location; ``CORRAL_HOME`` moves them all."""
+"""Where corral keeps its files. One function per location; ``CORRAL_HOME`` moves them all.
+
+corral's home holds transcripts (whatever an agent read) and the service token, so it is private:
+:func:`ensure_private_dir` creates it ``0700`` (and tightens an existing one), :func:`private_file`
+creates files ``0600``. See docs/security.md.
+"""
 
 from __future__ import annotations
 
 import os
+import secrets
+import stat
 from pathlib import Path
 
 import platformdirs
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+TOKEN_FILE = "token"
 
 
 def home_dir() -> Path:
@@ -18,3 +29,73 @@ def cache_dir() -> Path:
     """Large re-creatable files (installed agent CLIs): ``$CORRAL_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("CORRAL_CACHE_DIR")
     return Path(env) if env else Path(platformdirs.user_cache_dir("corral"))
+
+
+def token_path() -> Path:
+    """The service's bearer token (``corral serve`` writes it, CLI clients read it)."""
+    return home_dir() / TOKEN_FILE
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and missing parents) ``0700``; an existing one we own loses group/other bits."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    st = path.stat()
+    if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o077:
+        path.chmod(stat.S_IMODE(st.st_mode) & ~0o077)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Make sure ``path`` exists with mode ``0600`` (created so, never world-readable in between)."""
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, FILE_MODE)
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
+def read_token() -> str | None:
+    """The bearer token for the local service: ``$CORRAL_TOKEN``, else the token file, else ``None``."""
+    env = os.environ.get("CORRAL_TOKEN")
+    if env:
+        return env
+    try:
+        value = token_path().read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return value or None
+
+
+def ensure_token() -> str:
+    """The service token: ``$CORRAL_TOKEN``, else the token file, created ``0600`` when absent
+    (an existing file is tightened to ``0600``)."""
+    env = os.environ.get("CORRAL_TOKEN")
+    if env:
+        return env
+    path = token_path()
+    ensure_private_dir(path.parent)
+    private_file(path)
+    current = path.read_text(encoding="utf-8").strip()
+    if current:
+        return current
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(token + "\n")
+    return token
+
+
+def directory_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a session's working directory, or ``None`` when it can: it must be
+    an absolute path to an existing directory, and not the filesystem root."""
+    if not path or not os.path.isabs(path):
+        return f"cwd {path!r} must be an absolute path"
+    if not os.path.exists(path):
+        return f"cwd {path!r} does not exist"
+    if not os.path.isdir(path):
+        return f"cwd {path!r} is not a directory"
+    if os.path.realpath(path) == os.path.realpath(os.sep):
+        return "cwd may not be the filesystem root"
+    return None

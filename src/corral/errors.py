@@ -6,10 +6,10 @@ Errors carry their data as attributes, so nobody has to parse a message::
     CorralError
     ├── ManifestError              a manifest broke one or more rules (.violations)
     ├── AdapterError
-    │   ├── AdapterNotFoundError   no adapter with that id (.adapter_id)
+    │   ├── AdapterNotFoundError   no runnable adapter with that id (.adapter_id, .reason)
     │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
     │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
-    │   └── DetectionError         detect / probe / verify failed (.adapter_id, .step)
+    │   └── IntentRefused          the adapter cannot enforce that intent (.adapter_id, .intent, .reason)
     ├── SpawnError                 a process could not be started (.argv)
     │   └── ServerStartTimeout     an agent's server never answered (.url, .seconds, .stderr); also TimeoutError
     ├── ProcessError               a process failed (.exit_code, .stderr)
@@ -23,8 +23,6 @@ Errors carry their data as attributes, so nobody has to parse a message::
     │   └── PromptNotFoundError    no prompt with that id (.prompt_id)
     ├── ApiError                   the corral service answered with an error (.status, .kind)
     ├── InstallError               installing a pinned agent CLI failed (.agent, .log_tail)
-    ├── ProxyError                 the provider proxy failed (.status)
-    │   └── TranslationError       a request could not be translated (.source, .target)
     └── ConfigError                a setting or an input file is invalid
 """
 
@@ -63,9 +61,14 @@ class AdapterError(CorralError):
 class AdapterNotFoundError(AdapterError):
     exit_code = 4
 
-    def __init__(self, adapter_id: str) -> None:
-        super().__init__(f"no adapter named {adapter_id!r}")
+    def __init__(self, adapter_id: str, reason: str | None = None) -> None:
+        if reason is None:
+            super().__init__(f"no adapter named {adapter_id!r}")
+        else:
+            super().__init__(f"adapter {adapter_id!r} is listed but cannot run: {reason}")
         self.adapter_id = adapter_id
+        self.reason = reason
+        """Why a listed adapter cannot run (``None``: no adapter has that id)."""
 
 
 class AdapterContractError(AdapterError, TypeError):
@@ -81,11 +84,19 @@ class UnsupportedOperation(AdapterError):
         self.operation = operation
 
 
-class DetectionError(AdapterError):
-    def __init__(self, adapter_id: str, step: str, message: str) -> None:
-        super().__init__(f"{adapter_id}: {step} failed: {message}")
+class IntentRefused(AdapterError):
+    """The adapter cannot enforce the intent asked for; refused before any process starts.
+
+    Exit code 5 on the CLI, HTTP 422 with code ``intent_refused`` from the service.
+    """
+
+    exit_code = 5
+
+    def __init__(self, adapter_id: str, intent: str, reason: str) -> None:
+        super().__init__(f"{adapter_id} cannot enforce intent {intent!r}: {reason}")
         self.adapter_id = adapter_id
-        self.step = step
+        self.intent = intent
+        self.reason = reason
 
 
 class SpawnError(CorralError):
@@ -185,7 +196,8 @@ class ApiError(CorralError):
         super().__init__(message)
         self.status = status
         self.kind = kind
-        self.exit_code = 4 if status == 404 else 1
+        # The service's refusals keep their CLI exit codes: 4 not found, 5 intent refused.
+        self.exit_code = 4 if status == 404 else 5 if kind == "IntentRefused" else 1
 
 
 class InstallError(CorralError):
@@ -193,16 +205,3 @@ class InstallError(CorralError):
         super().__init__(f"installing {agent} failed: {message}")
         self.agent = agent
         self.log_tail = log_tail
-
-
-class ProxyError(CorralError):
-    def __init__(self, message: str, status: int = 502) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class TranslationError(ProxyError):
-    def __init__(self, message: str, source: str, target: str) -> None:
-        super().__init__(message, status=400)
-        self.source = source
-        self.target = target

@@ -28,8 +28,8 @@ from corral.events import (
 )
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
-from corral.testing._drive import Driver
-from corral.testing.agent_scenarios import SCENARIOS
+from corral.testing._agent_scenarios import SCENARIOS
+from corral.testing.conformance import LiveSession
 
 MODEL = "fake-model"
 CORRAL = str(Path(sys.executable).with_name("corral"))
@@ -71,20 +71,20 @@ AdapterFactory = Callable[..., BaseAdapter]
 
 async def case_thinking(env: Env) -> None:
     env.server.set_scenario(SCENARIOS["thinking"].model)
-    d = Driver(env.adapter())
+    d = LiveSession(env.adapter())
     await d.start()
     try:
         await d.prompt("Say hello.")
         turn = await d.turn()
     finally:
         await d.finish()
-    assert turn.stop_reason is StopReason.END_TURN
+    assert turn.end is not None and turn.end.stop_reason is StopReason.END_TURN
     assert "".join(e.text for e in d.of_type(ReasoningDelta)) == "Let me think about this."
 
 
 async def case_subagent(env: Env) -> None:
     env.server.set_scenario(SCENARIOS["subagent"].model)
-    d = Driver(env.adapter())
+    d = LiveSession(env.adapter())
     await d.start()
     try:
         await d.prompt("Delegate a greeting.")
@@ -113,7 +113,7 @@ async def case_allow_always(env: Env) -> None:
             ]
         }
     )
-    d = Driver(env.adapter(), approve=ApprovalDecision.ALLOW_ALWAYS)
+    d = LiveSession(env.adapter(), approve=ApprovalDecision.ALLOW_ALWAYS)
     await d.start()
     try:
         await d.prompt("Run it once.")
@@ -132,7 +132,7 @@ async def case_set_model_and_mode(env: Env) -> None:
     """Runtime switches: the next model request names the new model; acceptEdits skips approvals."""
     env.server.set_scenario(SCENARIOS["tool-write"].model)
     adapter = env.adapter()
-    d = Driver(adapter)  # no approval policy: an approval request would stall the turn
+    d = LiveSession(adapter)  # no approval policy: an approval request would stall the turn
     await d.start()
     try:
         await adapter.set_model("fake-model-2")
@@ -141,7 +141,7 @@ async def case_set_model_and_mode(env: Env) -> None:
         turn = await d.turn(timeout=60)
     finally:
         await d.finish()
-    assert turn.stop_reason is StopReason.END_TURN
+    assert turn.end is not None and turn.end.stop_reason is StopReason.END_TURN
     assert d.of_type(ApprovalRequested) == []
     assert (env.repo / "hello.txt").read_text() == "hi\n"
     models = {r.model for r in env.server.requests.main()}
@@ -184,7 +184,7 @@ async def case_document(env: Env) -> None:
     from corral.adapters.base import Attachment
 
     env.server.set_scenario({"default": {"text": "A PDF."}})
-    d = Driver(env.adapter())
+    d = LiveSession(env.adapter())
     await d.start()
     try:
         await d.prompt(
@@ -194,7 +194,7 @@ async def case_document(env: Env) -> None:
         turn = await d.turn()
     finally:
         await d.finish()
-    assert turn.result_text == "A PDF."
+    assert turn.end is not None and turn.end.result_text == "A PDF."
     body = env.server.requests.main().last().body
     user = [m for m in body["messages"] if m.get("role") == "user"][-1]
     assert "document" in [block.get("type") for block in user["content"]]

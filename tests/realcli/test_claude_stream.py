@@ -17,10 +17,10 @@ from _stream_json_cases import Env, envelopes
 
 from corral.adapters.claude import ClaudeAdapter
 from corral.testing import FakeModelServer
+from corral.testing._recorder import record
 from corral.testing.conformance import SCENARIOS, Outcome
 from corral.testing.conformance import run_scenario as run_conformance_scenario
 from corral.testing.conformance._targets import SPECS, build_target
-from corral.testing.recorder import record
 
 AGENT = "claude"
 pytestmark = [pytest.mark.realcli(AGENT), pytest.mark.timeout(240)]

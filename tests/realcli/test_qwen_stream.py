@@ -18,12 +18,11 @@ from corral.adapters.qwen import QwenAdapter
 from corral.errors import UnsupportedOperation
 from corral.events import QuestionAsked
 from corral.testing import FakeModelServer
-from corral.testing._drive import Driver
-from corral.testing.agent_scenarios import SCENARIOS as RECORDED
-from corral.testing.conformance import SCENARIOS, Outcome
+from corral.testing._agent_scenarios import SCENARIOS as RECORDED
+from corral.testing._recorder import record
+from corral.testing.conformance import SCENARIOS, LiveSession, Outcome
 from corral.testing.conformance import run_scenario as run_conformance_scenario
 from corral.testing.conformance._targets import SPECS, build_target
-from corral.testing.recorder import record
 
 AGENT = "qwen"
 pytestmark = [pytest.mark.realcli(AGENT), pytest.mark.timeout(300)]
@@ -87,7 +86,7 @@ async def test_question_answer_is_unsupported_and_says_why(env: Env) -> None:
         }
     )
     adapter = env.adapter()
-    d = Driver(adapter)
+    d = LiveSession(adapter)
     await d.start()
     try:
         await d.prompt("Ask me a color.")

@@ -25,16 +25,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 
-from ..errors import JsonRpcError, ProcessError, RequestTimeout
+from ..errors import JsonRpcError, ProcessError
+from ._correlate import Correlator
 from ._decode import BadJson, loads
-from ._transport import OverlongLine, ProcessTransport
+from ._line import LineTransport
+from ._transport import OverlongLine
 
 METHOD_NOT_FOUND: Any = object()
 """Returned by an ``on_request`` handler that does not know the method."""
@@ -55,7 +56,7 @@ async def _no_requests(method: str, params: Any) -> Any:
 class JsonRpcClient:
     def __init__(
         self,
-        transport: ProcessTransport,
+        transport: LineTransport,
         *,
         on_request: RequestHandler | None = None,
         on_notification: NotificationHandler | None = None,
@@ -69,8 +70,7 @@ class JsonRpcClient:
         self.on_other = on_other or (lambda line: None)
         self.jsonrpc_field = jsonrpc_field
         self.default_timeout = default_timeout
-        self._ids = itertools.count(1)
-        self._pending: dict[int | str, asyncio.Future[Any]] = {}
+        self._calls: Correlator[int] = Correlator(int)
         self._handlers: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
         self._closed_error: BaseException | None = None
@@ -115,21 +115,15 @@ class JsonRpcClient:
     ) -> Any:
         if self._closed_error is not None:
             raise ProcessError(f"cannot send {method!r}: {self._closed_error}")
-        req_id = next(self._ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[req_id] = future
-        msg: dict[str, Any] = {"id": req_id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        try:
+
+        async def send(req_id: int) -> None:
+            msg: dict[str, Any] = {"id": req_id, "method": method}
+            if params is not None:
+                msg["params"] = params
             await self._send(msg)
-            limit = self.default_timeout if timeout is None else timeout
-            try:
-                return await asyncio.wait_for(asyncio.shield(future), limit)
-            except TimeoutError:
-                raise RequestTimeout(method, limit) from None
-        finally:
-            self._pending.pop(req_id, None)
+
+        limit = self.default_timeout if timeout is None else timeout
+        return await self._calls.call(send, timeout=limit, what=method)
 
     async def notify(self, method: str, params: Any = None) -> None:
         msg: dict[str, Any] = {"method": method}
@@ -188,8 +182,7 @@ class JsonRpcClient:
                 task.add_done_callback(self._handlers.discard)
             return
         if msg_id is not None and ("result" in msg or "error" in msg):
-            future = self._pending.get(msg_id)
-            if future is None or future.done():
+            if msg_id not in self._calls:
                 self.on_other(line)
                 return
             err = msg.get("error")
@@ -197,15 +190,18 @@ class JsonRpcClient:
                 if not isinstance(err, dict):
                     err = {"code": -32603, "message": str(err)}
                 code = err.get("code")
-                future.set_exception(
+                settled = self._calls.reject(
+                    msg_id,
                     JsonRpcError(
                         code if type(code) is int else -32603,
                         str(err.get("message", "")),
                         err.get("data"),
-                    )
+                    ),
                 )
             else:
-                future.set_result(msg.get("result"))
+                settled = self._calls.resolve(msg_id, msg.get("result"))
+            if not settled:
+                self.on_other(line)
             return
         self.on_other(line)
 
@@ -226,10 +222,7 @@ class JsonRpcClient:
             await self._send(reply)
 
     def _fail_pending(self, exc: BaseException) -> None:
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(exc)
-                future.exception()  # mark retrieved: the awaiting side may be gone already
+        self._calls.fail_all(exc)
 
 
 def _error_obj(code: int, message: str, data: Any = None) -> dict[str, Any]:

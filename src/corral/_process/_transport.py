@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Literal
 
+from .._redact import redact
 from ..errors import ProcessError, SpawnError
 
 Direction = Literal["in", "out", "exit"]
@@ -106,7 +107,9 @@ class ProcessTransport:
 
     @property
     def stderr_tail(self) -> str:
-        return b"".join(self._stderr).decode("utf-8", errors="replace")
+        """The last stderr bytes, decoded, with secrets redacted (:mod:`corral._redact`): key
+        shapes and the values of the child's ``*_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variables."""
+        return redact(b"".join(self._stderr).decode("utf-8", errors="replace"), self.env)
 
     def _proc_or_raise(self) -> asyncio.subprocess.Process:
         if self._proc is None:

@@ -1,16 +1,17 @@
 """Adapters: one module per vendor, all on the contract in :mod:`corral.adapters.base`.
 
-``BUILTIN_ADAPTERS`` is the one table of corral's own adapter classes by id. Everything that turns an
-id into a class — the registry, the session manager, ``corral run`` — reads it through
-:func:`builtin_adapter_class`, which imports lazily so a missing optional dependency of one driver
-never breaks the others.
+corral's own adapters reach the registry the way every third-party adapter does: through a
+``register_adapters(register)`` hook (:func:`register_adapters` below), which registers each class
+by a lazy ``module:Class`` reference so a missing optional dependency of one driver never breaks
+the others. Nothing turns an id into a class except :class:`corral.registry.Registry`.
 """
 
 from __future__ import annotations
 
-import importlib
+from typing import TYPE_CHECKING
 
-from .base import BaseAdapter
+if TYPE_CHECKING:
+    from ..registry import Register
 
 BUILTIN_ADAPTERS: dict[str, str] = {
     "claude-code": "corral.adapters.claude:ClaudeAdapter",
@@ -26,24 +27,14 @@ BUILTIN_ADAPTERS: dict[str, str] = {
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
 
-ALIASES: dict[str, str] = {"claude": "claude-code"}
+ALIASES: dict[str, tuple[str, ...]] = {"claude-code": ("claude",)}
 """Short names accepted wherever an adapter id is."""
 
 
-def canonical_id(adapter_id: str) -> str:
-    return ALIASES.get(adapter_id, adapter_id)
+def register_adapters(register: Register) -> None:
+    """The built-in registration hook: the same path entry points and drop-ins take."""
+    for agent_id, ref in BUILTIN_ADAPTERS.items():
+        register(ref, agent_id=agent_id, aliases=ALIASES.get(agent_id, ()))
 
 
-def builtin_adapter_class(adapter_id: str) -> type[BaseAdapter] | None:
-    """The built-in class for ``adapter_id`` (aliases accepted), or ``None`` if corral has none."""
-    ref = BUILTIN_ADAPTERS.get(canonical_id(adapter_id))
-    if ref is None:
-        return None
-    module, _, name = ref.partition(":")
-    cls = getattr(importlib.import_module(module), name)
-    if not (isinstance(cls, type) and issubclass(cls, BaseAdapter)):
-        raise TypeError(f"{ref} is not a BaseAdapter subclass")
-    return cls
-
-
-__all__ = ["ALIASES", "BUILTIN_ADAPTERS", "builtin_adapter_class", "canonical_id"]
+__all__ = ["ALIASES", "BUILTIN_ADAPTERS", "register_adapters"]

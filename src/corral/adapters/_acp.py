@@ -3,8 +3,9 @@
 An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_binary``,
 ``acp_args``, ``model_flags``) and its capabilities; everything else is here:
 
-* spawn through :class:`corral._process.ProcessTransport` (line cap, stderr tail, and a ``tap``
-  that sees every raw line both ways — the recorder uses it) and talk JSON-RPC through
+* spawn through ``self.transport_factory`` (default :class:`corral._process.ProcessTransport`:
+  line cap, stderr tail, and a ``tap`` that sees every raw line both ways — the recorder uses it;
+  a test plays a recording through :class:`corral.testing.Recording`) and talk JSON-RPC through
   :class:`corral._process.JsonRpcClient`; request and response bodies are the SDK's schema types
   (``acp.schema``) — see docs/decisions/009 for why not the SDK's connection;
 * ``initialize`` with the client capabilities corral serves (``fs`` confined to the project root,
@@ -36,7 +37,15 @@ from acp.schema import (
     InitializeResponse,
 )
 
-from .._process import METHOD_NOT_FOUND, JsonRpcClient, OverlongLine, ProcessTransport, Tap
+from .._process import (
+    DEFAULT_TRANSPORT,
+    METHOD_NOT_FOUND,
+    JsonRpcClient,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
 from ..errors import (
     JsonRpcError,
     ProcessError,
@@ -47,7 +56,7 @@ from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -60,6 +69,7 @@ from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
 from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, SessionIdCallback, find_binary
 
 _TURN_TIMEOUT = 3600.0
@@ -90,6 +100,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
     serve_fs_write: ClassVar[bool] = True
     serve_terminal: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 90.0
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     def __init__(
         self,
@@ -123,14 +135,14 @@ class AcpAdapter(BaseAdapter, abstract=True):
             asyncio.Queue()
         )
         self._client: JsonRpcClient | None = None
-        self._transport: ProcessTransport | None = None
+        self._transport: LineTransport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.permissions = Permissions()
         self._in_turn = False
         self._replaying = False
         self._stopping = False
         self._ended = False
-        self._usage: dict[str, int] = {}
+        self._usage = UsageTotals()
 
     # ── launch ──
     def build_launch(self) -> AcpLaunch:
@@ -148,7 +160,9 @@ class AcpAdapter(BaseAdapter, abstract=True):
         launch = self.build_launch()
         environ = launch.environ()
         self.terminals = Terminals(self.files, environ)
-        self._transport = ProcessTransport(launch.argv, env=environ, cwd=self.cwd, tap=self.tap)
+        self._transport = self.transport_factory(
+            launch.argv, env=environ, cwd=self.cwd, tap=self.tap
+        )
         await self._transport.start()
         self._client = JsonRpcClient(
             self._transport,
@@ -357,7 +371,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             code = await self._transport.kill()
         tail = self._transport.stderr_tail[-2000:] or None
         self._emit(
-            Error(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
+            ErrorEvent(message=f"the agent exited (code {code})", code="agent_exited", fatal=True)
         )
         self._end(
             EndReason.FAILED, exit_code=code, message="the agent process exited", stderr_tail=tail
@@ -373,7 +387,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
                 self._emit_all(events)
             return
         self._emit(
-            Error(
+            ErrorEvent(
                 message=f"unexpected notification {method!r} from the agent",
                 code="unknown_method",
                 raw={"method": method, "params": params},
@@ -391,7 +405,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
         if method in _TERMINAL_METHODS and self.serve_terminal and self.terminals is not None:
             return await self.terminals.handle(method, params)
         self._emit(
-            Error(
+            ErrorEvent(
                 message=f"the agent called {method!r}, which corral does not serve",
                 code="unknown_method",
                 raw={"method": method, "params": params},
@@ -421,7 +435,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
             if not head.strip():
                 return
             text = "the agent wrote a line that is not JSON-RPC"
-        self._emit(Error(message=text, code="invalid_jsonrpc", raw={"line": head[:2000]}))
+        self._emit(ErrorEvent(message=text, code="invalid_jsonrpc", raw={"line": head[:2000]}))
 
     # ── emitting and ending ──
     def _emit(self, event: Event) -> None:
@@ -429,15 +443,11 @@ class AcpAdapter(BaseAdapter, abstract=True):
             return
         event = storable(event)  # the driver's own events carry vendor payloads too
         if isinstance(event, Usage):
-            for field in ("input_tokens", "output_tokens", "cache_read_tokens", "reasoning_tokens"):
-                value = getattr(event, field)
-                if value:
-                    self._usage[field] = self._usage.get(field, 0) + value
+            self._usage.add(event)
         self._events.put_nowait(event)
 
-    async def get_usage(self) -> dict[str, Any]:
-        """Tokens summed over the session's turns (as the agent reported them)."""
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     def _emit_all(self, events: list[Event]) -> None:
         for event in events:

@@ -3,7 +3,7 @@ first (the thread id comes from the first ``thread.started``).
 
 exec has no stdin protocol (stdin is closed at once — codex would otherwise wait on it) and never
 asks for approval (its policy is fixed to ``never``; the sandbox still applies). ``interrupt()``
-ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``/``cap_interrupt``
+ends the running process group; the turn then ends ``cancelled``. ``cap_cancel``
 stay False: exec prints an agent message only once it is complete, so nothing shows that a turn is
 under way before it is nearly over, and the conformance cancel scenario races ``turn.completed``.
 """
@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .._process import OverlongLine, ProcessTransport, Tap
+from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
 from ..errors import ProcessError, UnsupportedOperation
 from ..events import (
@@ -31,6 +31,8 @@ from ..events import (
     UnknownEvent,
 )
 from ..events._text import storable
+from ..intents import Intent, refusals
+from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
@@ -43,13 +45,22 @@ class CodexExecAdapter(BaseAdapter):
     agent_id: ClassVar[str] = "codex-exec"
     display_name: ClassVar[str] = "Codex (exec)"
     cli_binary: ClassVar[str | None] = "codex"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     cap_resume = True
     cap_image_input = True
-    cap_images = True
 
     provides_models = False
     provides_usage = False
+
+    enforceable_intents = intent_rules.EXEC_INTENTS
+    intent_renderer = intent_rules.render_exec
+    intent_refusals = refusals(
+        "codex exec never asks, so its sandbox alone would decide: it cannot allow git commit yet forbid git push",
+        Intent.WORK,
+        Intent.ACT_PR,
+    )
 
     def __init__(
         self,
@@ -76,7 +87,7 @@ class CodexExecAdapter(BaseAdapter):
         self.sandbox = sandbox
         self.tap = tap
         self._events: asyncio.Queue[Event] = asyncio.Queue()
-        self._transport: ProcessTransport | None = None
+        self._transport: LineTransport | None = None
         self._pump: asyncio.Task[None] | None = None
         self._parser: ExecParser | None = None
         self._cancelled = False
@@ -109,7 +120,7 @@ class CodexExecAdapter(BaseAdapter):
             sandbox=self.sandbox,
             images=images,
         )
-        transport = ProcessTransport(
+        transport = self.transport_factory(
             plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
         )
         await transport.start()
@@ -119,7 +130,7 @@ class CodexExecAdapter(BaseAdapter):
         self._cancelled = False
         self._pump = asyncio.create_task(self._run(transport), name="codex-exec-pump")
 
-    async def _run(self, transport: ProcessTransport) -> None:
+    async def _run(self, transport: LineTransport) -> None:
         parser = self._parser
         assert parser is not None
         async for line in transport.lines():

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from .._redact import redact
 from ..errors import ServerStartTimeout, SpawnError
 
 USERNAME = "opencode"
@@ -96,7 +97,9 @@ class OpenCodeServer:
 
     @property
     def stderr_tail(self) -> str:
-        return b"".join(self._stderr).decode("utf-8", errors="replace")[-8000:]
+        return redact(
+            b"".join(self._stderr).decode("utf-8", errors="replace")[-8000:], self.launch.env
+        )
 
     async def start(self) -> None:
         try:

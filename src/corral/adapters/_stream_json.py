@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -24,14 +23,21 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._process import OverlongLine, ProcessTransport, Tap
+from .._process import (
+    DEFAULT_TRANSPORT,
+    Correlator,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
 from .._process._decode import BadJson, loads
-from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
@@ -41,6 +47,7 @@ from ..protocols._total import parse_error
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
 
 _encoder = msgspec.json.Encoder()
@@ -53,6 +60,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     default_binary: ClassVar[str]
     control_timeout: ClassVar[float] = 30.0
     stop_grace: ClassVar[float] = 5.0
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
     def __init__(
         self,
@@ -81,12 +90,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self.tap = tap
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.parser = ClaudeStreamParser()
-        self.transport: ProcessTransport | None = None
+        self.transport: LineTransport | None = None
         self.agent_session_id: str | None = None
-        self.last_usage: Usage | None = None
+        self._usage = UsageTotals()
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._ids = itertools.count(1)
+        self._calls: Correlator[str] = Correlator(lambda n: f"req_{n}_{secrets.token_hex(4)}")
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
         self._actions: list[Callable[[], Awaitable[None]]] = []
@@ -128,7 +136,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     async def _spawn(self, request: StreamJsonRequest) -> Launch:
         launch = self.build(request)
-        transport = ProcessTransport(launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap)
+        transport = self.transport_factory(
+            launch.argv, env=launch.env, cwd=launch.cwd, tap=self.tap
+        )
         self.transport = transport
         await transport.start()
         self._ended = False
@@ -238,8 +248,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             "version": self.parser.version,
         }
 
-    async def get_usage(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self.last_usage) if self.last_usage else {}
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     # ── wire helpers ──
     def user_content(self, text: str, attachments: Sequence[Attachment]) -> list[dict[str, Any]]:
@@ -262,23 +272,16 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         )
 
     async def _control(self, request: dict[str, Any], timeout: float | None = None) -> Any:
-        request_id = f"req_{next(self._ids)}_{secrets.token_hex(4)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
+        async def send(request_id: str) -> None:
             await self._write(
                 {"type": "control_request", "request_id": request_id, "request": request}
             )
-            limit = self.control_timeout if timeout is None else timeout
-            try:
-                return await asyncio.wait_for(asyncio.shield(future), limit)
-            except TimeoutError:
-                raise RequestTimeout(str(request.get("subtype")), limit) from None
-        finally:
-            self._pending.pop(request_id, None)
+
+        limit = self.control_timeout if timeout is None else timeout
+        return await self._calls.call(send, timeout=limit, what=str(request.get("subtype")))
 
     # ── reading ──
-    async def _read_loop(self, transport: ProcessTransport) -> None:
+    async def _read_loop(self, transport: LineTransport) -> None:
         try:
             async for line in transport.lines():
                 for event in self._on_line_safely(line):
@@ -299,7 +302,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     def _on_line(self, line: bytes | OverlongLine) -> list[Event]:
         if isinstance(line, OverlongLine):
             return [
-                Error(
+                ErrorEvent(
                     message=f"dropped a {line.size}-byte line from the agent (over the line limit)",
                     code="line_too_long",
                 )
@@ -328,7 +331,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         events = self.review(self.parser.feed(obj))
         for event in events:
             if isinstance(event, Usage):
-                self.last_usage = event
+                self._usage.add(event)
         sid = self.parser.session_id
         if sid and sid != self.agent_session_id:
             self.agent_session_id = sid
@@ -338,13 +341,12 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
 
     def _resolve(self, response: dict[str, Any]) -> None:
         request_id = response.get("request_id")
-        future = self._pending.get(request_id) if isinstance(request_id, str) else None
-        if future is None or future.done():
+        if not isinstance(request_id, str):
             return
         if response.get("subtype") == "error":
-            future.set_exception(ProtocolError(f"agent refused: {response.get('error')}"))
+            self._calls.reject(request_id, ProtocolError(f"agent refused: {response.get('error')}"))
         else:
-            future.set_result(response.get("response"))
+            self._calls.resolve(request_id, response.get("response"))
 
     async def _error_reply(self, request_id: str, error: str) -> None:
         with contextlib.suppress(ProcessError, SessionError):
@@ -355,7 +357,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 }
             )
 
-    async def _finish(self, transport: ProcessTransport) -> None:
+    async def _finish(self, transport: LineTransport) -> None:
         if self._restart_on_exit and not transport.killed_by_us:
             await self._restart_after_exit(transport)
             return
@@ -378,26 +380,23 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
                 message=f"{self.display_name} exited with code {code}",
                 stderr_tail=tail,
             )
-        failure = ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
+        self._calls.fail_all(
+            ProcessError(f"{self.display_name} exited", code, transport.stderr_tail)
+        )
         await self._queue.put(ended)
         await self._queue.put(_END)
 
     # ── restart (for CLIs whose interrupt ends the process) ──
-    async def _restart_after_exit(self, transport: ProcessTransport) -> None:
+    async def _restart_after_exit(self, transport: LineTransport) -> None:
         """The process exited because we interrupted it: end the turn ``cancelled`` and resume."""
         self._restart_on_exit = False
         with contextlib.suppress(TimeoutError):
             await transport.wait(self.stop_grace)
-        failure = ProcessError(
-            f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+        self._calls.fail_all(
+            ProcessError(
+                f"{self.display_name} restarted", transport.returncode, transport.stderr_tail
+            )
         )
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(failure)
-                future.exception()
         for event in self.parser.cancel_turn():
             await self._queue.put(event)
         self._restart_task = asyncio.create_task(self._restart(), name=f"{self.agent_id}-restart")
@@ -410,7 +409,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             await self._spawn(request)
         except (ProtocolError, ProcessError, SessionError) as exc:
             await self._queue.put(
-                Error(message=f"could not resume after the interrupt: {exc}", fatal=True)
+                ErrorEvent(message=f"could not resume after the interrupt: {exc}", fatal=True)
             )
             await self._queue.put(SessionEnded(reason=EndReason.FAILED, message=str(exc)))
             await self._queue.put(_END)

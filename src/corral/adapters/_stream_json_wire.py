@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ..events import Error, Event, Warning
+from ..events import ErrorEvent, Event, WarningEvent
 from .base import Attachment
 
 
@@ -51,11 +51,11 @@ def bad_line(line: bytes) -> Event:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        return Error(
+        return ErrorEvent(
             message=f"the agent printed {len(line)} bytes of binary data", code="binary_output"
         )
     if text.startswith("{"):
-        return Error(
+        return ErrorEvent(
             message=f"truncated or invalid JSON from the agent: {text[:120]!r}", code="invalid_json"
         )
-    return Warning(message=f"non-protocol output: {text[:200]}", code="non_json_output")
+    return WarningEvent(message=f"non-protocol output: {text[:200]}", code="non_json_output")

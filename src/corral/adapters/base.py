@@ -17,9 +17,13 @@ the class is *defined*: a subclass that misses a declaration raises ``TypeError`
 adapter can never silently inherit an empty implementation. Intermediate bases that are not
 adapters themselves pass ``abstract=True`` in the class statement.
 
-``__init__`` is called only with the keyword arguments it declares, out of ``cwd``, ``model``,
-``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``, ``extra_args`` and
-``permission_mode`` (see :func:`construct`).
+Launch options arrive as one :class:`LaunchOptions` value (see :mod:`corral.adapters._options`);
+:func:`construct` turns it into the ``__init__`` keyword arguments an adapter declares, out of
+``cwd``, ``model``, ``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``,
+``extra_args`` and ``permission_mode``. An option given explicitly that the adapter does not
+support is refused by name (``UnsupportedOperation``), never dropped. Intents: an adapter lists the
+ones it can enforce in ``enforceable_intents`` and renders them with ``intent_renderer`` (a pure
+function from :mod:`corral.intents`); any other intent is refused (``IntentRefused``).
 """
 
 from __future__ import annotations
@@ -27,15 +31,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-import shutil
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import msgspec
 
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
+from ..intents import Intent, Renderer
+from ._options import LaunchOptions
+from ._usage import UsageTotals
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -103,12 +110,10 @@ class BaseAdapter:
     """Executable probed by the default ``detect()`` (``<binary> --version``)."""
 
     # ── capabilities: data, the single source of truth ──
-    cap_images: ClassVar[bool] = False
     cap_documents: ClassVar[bool] = False
     cap_thinking: ClassVar[bool] = False
     cap_permissions: ClassVar[bool] = False
     cap_subagents: ClassVar[bool] = False
-    cap_interrupt: ClassVar[bool] = False
     cap_input_during_turn: ClassVar[bool] = False
     cap_terminal: ClassVar[bool] = False
     cap_resume: ClassVar[bool] = False
@@ -120,6 +125,20 @@ class BaseAdapter:
     # ── optional surfaces: each subclass must say True or False ──
     provides_models: ClassVar[bool]
     provides_usage: ClassVar[bool]
+
+    # ── launch options and intents: data ──
+    supported_options: ClassVar[frozenset[str] | None] = None
+    """The :class:`LaunchOptions` names this adapter honours; ``None`` derives them from the
+    ``__init__`` signature (see :func:`supported_options`)."""
+    enforceable_intents: ClassVar[frozenset[Intent]] = frozenset()
+    """The intents this adapter can enforce (docs/intents.md); every other intent is refused."""
+    intent_renderer: ClassVar[Renderer | None] = None
+    """``(intent, allowed_commands, cwd) -> Rendering``, from :mod:`corral.intents`."""
+    intent_refusals: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """Why an intent is not enforceable, by intent value (shown in the refusal)."""
+
+    launch_options: LaunchOptions | None = None
+    """The options this instance was built from (set by :func:`construct`)."""
 
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -197,8 +216,9 @@ class BaseAdapter:
     async def list_models(self) -> list[str]:
         return []
 
-    async def get_usage(self) -> dict[str, Any]:
-        return {}
+    async def get_usage(self) -> UsageTotals:
+        """Tokens and cost summed over the session's ``Usage`` events (see ``provides_usage``)."""
+        return UsageTotals()
 
     # ── helpers ──
     @classmethod
@@ -231,12 +251,16 @@ class BaseAdapter:
 
     @classmethod
     async def detect(cls, *, timeout: float = 10.0) -> DetectedAgent | None:
-        """Find ``cli_binary`` on PATH and ask it ``--version``; ``None`` when absent."""
+        """Find ``cli_binary`` as launch does (:func:`find_binary`) and ask it ``--version``;
+        ``None`` when absent."""
         if not cls.cli_binary:
             return None
-        path = shutil.which(cls.cli_binary)
-        if path is None:
+        from ..registry._resolve import resolve_executable_path
+
+        found = resolve_executable_path(cls.cli_binary)
+        if found is None:
             return None
+        path = found.path
         version: str | None = None
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -294,8 +318,10 @@ def contract_problems(cls: type) -> list[str]:
             problems.append(f"{meth}() must be implemented")
             continue
         if meth == "stream":
-            if not (inspect.isasyncgenfunction(impl) or callable(impl)):
-                problems.append("stream() must be an async generator")
+            # An async generator, or a plain method returning an async iterator; an ``async def``
+            # without ``yield`` returns a coroutine, which ``async for`` cannot iterate.
+            if inspect.iscoroutinefunction(impl) or not callable(impl):
+                problems.append("stream() must be an async generator (async def with yield)")
         elif not inspect.iscoroutinefunction(impl):
             problems.append(f"{meth}() must be a coroutine (async def)")
     if (
@@ -309,24 +335,6 @@ def contract_problems(cls: type) -> list[str]:
     ):
         problems.append("provides_usage is True but get_usage() is not overridden")
     return problems
-
-
-def accepts(cls: type[BaseAdapter], name: str) -> bool:
-    """Whether ``cls.__init__`` takes the init argument ``name`` (by name or ``**kwargs``)."""
-    params = inspect.signature(cls.__init__).parameters
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
-def construct(cls: type[BaseAdapter], **offered: Any) -> BaseAdapter:
-    """Instantiate ``cls`` passing only the offered keyword arguments its ``__init__`` declares."""
-    unknown = set(offered) - set(INIT_KWARGS)
-    if unknown:
-        raise TypeError(f"not an adapter init argument: {', '.join(sorted(unknown))}")
-    sig = inspect.signature(cls.__init__)
-    params = sig.parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return cls(**offered)
-    return cls(**{k: v for k, v in offered.items() if k in params})
 
 
 SessionIdCallback = Callable[[str], None]
@@ -347,10 +355,21 @@ async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
 
 
 def find_binary(binary: str | None, name: str) -> str:
-    """The executable to launch: the one given, else corral's pinned install of ``name``, else PATH."""
+    """The executable to launch: the one given, else ``name`` found the way detection finds it
+    (:func:`corral.registry.resolve_executable_path`: the pinned install, then PATH)."""
     if binary:
         return binary
-    from ..agents import locate
+    from ..registry._resolve import resolve_executable_path
 
-    found = locate(name)
-    return str(found) if found is not None else (shutil.which(name) or name)
+    found = resolve_executable_path(name)
+    return found.path if found is not None else name
+
+
+# Launch options → ``__init__`` arguments (kept in their own module; re-exported here, where
+# adapter authors have always found ``construct``).
+from ._construct import accepts as accepts  # noqa: E402
+from ._construct import check_options as check_options  # noqa: E402
+from ._construct import construct as construct  # noqa: E402
+from ._construct import init_arguments as init_arguments  # noqa: E402
+from ._construct import intent_refusal as intent_refusal  # noqa: E402
+from ._construct import supported_options as supported_options  # noqa: E402

@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..intents import Intent
+from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
 
@@ -75,13 +77,11 @@ class ClaudeAdapter(StreamJsonAdapter):
     cli_binary = "claude"
     default_binary: ClassVar[str] = "claude"
 
-    cap_images = True
     cap_image_input = True
     cap_documents = True
     cap_thinking = True
     cap_permissions = True
     cap_subagents = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
@@ -89,6 +89,9 @@ class ClaudeAdapter(StreamJsonAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def build(self, request: StreamJsonRequest) -> Launch:
         return build_launch(request, base_env=self.base_env, as_root=_is_root())

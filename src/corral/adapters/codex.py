@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .._process import METHOD_NOT_FOUND, JsonRpcClient, ProcessTransport, Tap
+from .._process import DEFAULT_TRANSPORT, METHOD_NOT_FOUND, JsonRpcClient, Tap, TransportFactory
 from .._version import __version__
 from ..errors import ConfigError, JsonRpcError, ProcessError, UnsupportedOperation
 from ..events import (
@@ -35,8 +35,11 @@ from ..events import (
     StopReason,
     TurnCompleted,
     UnknownEvent,
+    Usage,
 )
 from ..events._text import storable
+from ..intents import Intent
+from ..intents import codex as intent_rules
 from ..protocols.codex_app_server import (
     APPROVAL_METHODS,
     USER_INPUT_REQUEST,
@@ -47,6 +50,7 @@ from ..protocols.codex_app_server import (
 from . import _codex_launch as launch
 from ._codex_common import Attachments, find_binary
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
 
 _REQUEST_TIMEOUT = 60.0
@@ -59,12 +63,12 @@ class CodexAdapter(BaseAdapter):
     agent_id: ClassVar[str] = "codex"
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
@@ -72,6 +76,9 @@ class CodexAdapter(BaseAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def __init__(
         self,
@@ -105,6 +112,7 @@ class CodexAdapter(BaseAdapter):
         self.parser = AppServerParser()
         self._client: JsonRpcClient | None = None
         self._events: asyncio.Queue[Event] = asyncio.Queue()
+        self._usage = UsageTotals()
         self._turn_id: str | None = None
         self._finished_turns: set[str] = set()
         self._approvals: dict[str, tuple[str, dict[str, Any], asyncio.Future[Any]]] = {}
@@ -123,7 +131,7 @@ class CodexAdapter(BaseAdapter):
         _, lifted_approval, lifted_sandbox = launch.lift_policy(self.extra_args)
         approval = self.approval_policy or lifted_approval or launch.DEFAULT_APPROVAL
         sandbox = self.sandbox or lifted_sandbox or launch.DEFAULT_SANDBOX
-        transport = ProcessTransport(
+        transport = self.transport_factory(
             plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
         )
         await transport.start()
@@ -303,8 +311,8 @@ class CodexAdapter(BaseAdapter):
             self._pending["sandbox"] = sandbox
         self._emit(StatusChanged(status="permission_mode", message=mode))
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self.parser.usage_total)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         """Process, thread and turn as the driver knows them (no request to codex needed)."""
@@ -408,6 +416,8 @@ class CodexAdapter(BaseAdapter):
     # ── helpers ──
     def _emit(self, event: Event) -> None:
         if not self._ended:
+            if isinstance(event, Usage):
+                self._usage.add(event)
             self._events.put_nowait(storable(event))
 
     def _end(self, event: SessionEnded) -> None:

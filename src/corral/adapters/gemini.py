@@ -9,6 +9,8 @@ makes before every turn.
 
 from __future__ import annotations
 
+from ..intents import Intent, refusals
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -24,13 +26,21 @@ class GeminiAdapter(AcpAdapter):
     not-found error object ("[object Object]") and never sees ENOENT (docs/protocols/acp.md).
     Reads stay local; writes still go through corral, confined to the project root."""
 
-    cap_images = True
     cap_image_input = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.ASK, Intent.REVIEW, Intent.FULL})
+    intent_renderer = intent_rules.render_gemini
+    intent_refusals = refusals(
+        "Gemini CLI's ACP permission requests for shell commands carry no command, only a display"
+        " title, so corral cannot grant the allowed commands (git commit, the project's commands)"
+        " without trusting a title; refused rather than guessed",
+        Intent.WORK,
+        Intent.ACT_PR,
+    )

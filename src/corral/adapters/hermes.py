@@ -7,6 +7,8 @@ model is ``model.default`` in that file.
 
 from __future__ import annotations
 
+from ..intents import Intent, refusals
+from ..intents import unguarded as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -16,9 +18,7 @@ class HermesAdapter(AcpAdapter):
     cli_binary = "hermes"
     acp_args = ("acp",)
 
-    cap_images = True
     cap_image_input = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
@@ -26,3 +26,7 @@ class HermesAdapter(AcpAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render
+    intent_refusals = refusals(f"Hermes {intent_rules.REASON}")

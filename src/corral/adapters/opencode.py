@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from .._process import Tap
 from .._process._decode import BadJson, loads
 from .._process._sse import SseClient
 from ..errors import ProtocolError, SessionError, SpawnError
@@ -35,21 +36,22 @@ from ..events import (
     AgentInfo,
     ApprovalDecision,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
     Usage,
 )
 from ..events._text import storable
+from ..intents import Intent
+from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
-
-Tap = Callable[[str, bytes], None]
 
 READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
@@ -60,12 +62,10 @@ class OpenCodeAdapter(BaseAdapter):
     display_name = "OpenCode"
     cli_binary = "opencode"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
     cap_subagents = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
@@ -74,6 +74,9 @@ class OpenCodeAdapter(BaseAdapter):
 
     provides_models = True
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render
 
     def __init__(
         self,
@@ -120,7 +123,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._ended = False
         self._attach_path: Path | None = None
         self._corral_session_id = ""
-        self._usage: dict[str, float] = {}
+        self._usage = UsageTotals()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -188,12 +191,12 @@ class OpenCodeAdapter(BaseAdapter):
             try:
                 obj = loads(msg.data)
             except BadJson:
-                self._emit([Error(message="undecodable /event data", raw=msg.data)])
+                self._emit([ErrorEvent(message="undecodable /event data", raw=msg.data)])
                 continue
             try:
                 events = self.parser.feed(obj)
             except Exception as exc:  # a parser bug must not stall the session
-                events = [Error(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+                events = [ErrorEvent(message=f"could not parse an /event object: {exc!r}", raw=obj)]
             self._emit(events)
 
     async def _open_session(self) -> None:
@@ -319,8 +322,8 @@ class OpenCodeAdapter(BaseAdapter):
                 out += [f"{provider.get('id')}/{m}" for m in provider.get("models") or {}]
         return out
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.server is not None and self.server.returncode is None
@@ -338,12 +341,7 @@ class OpenCodeAdapter(BaseAdapter):
         }
 
     def _count_usage(self, usage: Usage) -> None:
-        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-            value = getattr(usage, key)
-            if value:
-                self._usage[key] = self._usage.get(key, 0) + value
-        if usage.cost_usd:
-            self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + usage.cost_usd
+        self._usage.add(usage)
 
     async def stop(self) -> None:
         if self._stopping:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from ..intents import Intent
+from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -26,13 +28,14 @@ class OpenCodeAcpAdapter(AcpAdapter):
     }
 
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
-    cap_images = True
     cap_image_input = True
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render

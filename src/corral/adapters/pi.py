@@ -15,30 +15,37 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import itertools
 import json
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._process import OverlongLine, ProcessTransport
+from .._process import (
+    DEFAULT_TRANSPORT,
+    Correlator,
+    LineTransport,
+    OverlongLine,
+    Tap,
+    TransportFactory,
+)
 from .._process._decode import BadJson, loads
-from ..errors import ProcessError, ProtocolError, RequestTimeout, SessionError
+from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     SessionStarted,
     Usage,
 )
 from ..events._text import storable
+from ..intents import Intent, refusals
+from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
+from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, find_binary
-
-Tap = Callable[[str, bytes], None]
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 COMMAND_TIMEOUT = 30.0
@@ -78,19 +85,23 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
 
 class PiAdapter(BaseAdapter):
     agent_id = "pi"
+    transport_factory: TransportFactory = DEFAULT_TRANSPORT
+    """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
     display_name = "Pi"
     cli_binary = "pi"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
 
     provides_models = True
     provides_usage = True
+
+    enforceable_intents = frozenset({Intent.FULL})
+    intent_renderer = intent_rules.render
+    intent_refusals = refusals(f"pi {intent_rules.REASON}")
 
     def __init__(
         self,
@@ -118,15 +129,14 @@ class PiAdapter(BaseAdapter):
         self.extra_args = list(extra_args)
         self.tap = tap
         self.parser = PiRpcParser()
-        self.transport: ProcessTransport | None = None
+        self.transport: LineTransport | None = None
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._ids = itertools.count(1)
+        self._calls: Correlator[str] = Correlator(lambda n: f"corral-{n}")
         self._reader: asyncio.Task[None] | None = None
         self._agent_started = asyncio.Event()
         self._stopping = False
         self._ended = False
-        self._usage: dict[str, float] = {}
+        self._usage = UsageTotals()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -137,7 +147,7 @@ class PiAdapter(BaseAdapter):
             resume=self.resume_session_id,
             extra_args=self.extra_args,
         )
-        self.transport = ProcessTransport(argv, env=self.env, cwd=self.cwd, tap=self.tap)
+        self.transport = self.transport_factory(argv, env=self.env, cwd=self.cwd, tap=self.tap)
         await self.transport.start()
         self._reader = asyncio.create_task(self._read(), name="pi-rpc-reader")
         try:
@@ -179,14 +189,14 @@ class PiAdapter(BaseAdapter):
         assert self.transport is not None
         async for line in self.transport.lines():
             if isinstance(line, OverlongLine):
-                self._emit([Error(message=f"pi printed an overlong line ({line.size} bytes)")])
+                self._emit([ErrorEvent(message=f"pi printed an overlong line ({line.size} bytes)")])
                 continue
             try:
                 obj = loads(line)
             except BadJson:
                 self._emit(
                     [
-                        Error(
+                        ErrorEvent(
                             message="pi printed a line that is not JSON",
                             raw=line.decode("utf-8", "replace"),
                         )
@@ -196,10 +206,8 @@ class PiAdapter(BaseAdapter):
             if not isinstance(obj, dict):
                 continue
             line_id = obj.get("id")
-            if obj.get("type") == "response" and type(line_id) is str and line_id in self._pending:
-                fut = self._pending.pop(obj["id"])
-                if not fut.done():
-                    fut.set_result(obj)
+            if obj.get("type") == "response" and type(line_id) is str:
+                self._calls.resolve(line_id, obj)
             if obj.get("type") == "agent_start":
                 self._agent_started.set()
             elif obj.get("type") == "agent_end":
@@ -217,15 +225,12 @@ class PiAdapter(BaseAdapter):
             try:
                 events = self.parser.feed(obj)
             except Exception as exc:  # a parser bug must not stall the session
-                events = [Error(message=f"could not parse a pi line: {exc!r}", raw=obj)]
+                events = [ErrorEvent(message=f"could not parse a pi line: {exc!r}", raw=obj)]
             self._emit(events)
         code = None
         with contextlib.suppress(Exception):
             code = await self.transport.wait(5.0)
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(ProcessError("pi exited", code, self.transport.stderr_tail))
-        self._pending.clear()
+        self._calls.fail_all(ProcessError("pi exited", code, self.transport.stderr_tail))
         self._emit(self.parser.finish())
         if self._stopping:
             self._end(EndReason.COMPLETED, code, None)
@@ -246,17 +251,7 @@ class PiAdapter(BaseAdapter):
         while True:
             event = await self._queue.get()
             if isinstance(event, Usage):
-                for key in (
-                    "input_tokens",
-                    "output_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                ):
-                    value = getattr(event, key)
-                    if value:
-                        self._usage[key] = self._usage.get(key, 0) + value
-                if event.cost_usd:
-                    self._usage["cost_usd"] = self._usage.get("cost_usd", 0.0) + event.cost_usd
+                self._usage.add(event)
             yield event
             if isinstance(event, SessionEnded):
                 return
@@ -272,15 +267,13 @@ class PiAdapter(BaseAdapter):
         self, command: dict[str, Any], *, timeout: float = COMMAND_TIMEOUT
     ) -> dict[str, Any]:
         """Send one RPC command and return its ``data``; a failed response raises."""
-        cid = f"corral-{next(self._ids)}"
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[cid] = fut
-        await self._write({**command, "id": cid})
-        try:
-            response = await asyncio.wait_for(fut, timeout)
-        except TimeoutError:
-            self._pending.pop(cid, None)
-            raise RequestTimeout(str(command.get("type")), timeout) from None
+
+        async def send(cid: str) -> None:
+            await self._write({**command, "id": cid})
+
+        response: dict[str, Any] = await self._calls.call(
+            send, timeout=timeout, what=str(command.get("type"))
+        )
         if response.get("success") is False:
             raise ProtocolError(
                 f"pi {command.get('type')}: {response.get('error')}", json.dumps(response)
@@ -353,8 +346,8 @@ class PiAdapter(BaseAdapter):
             if isinstance(m, dict)
         ]
 
-    async def get_usage(self) -> dict[str, Any]:
-        return dict(self._usage)
+    async def get_usage(self) -> UsageTotals:
+        return self._usage.copy()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.transport is not None and self.transport.returncode is None

@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigError, ProcessError, ProtocolError, UnsupportedOperation
 from ..events import ApprovalDecision, ApprovalRequested, Event
+from ..intents import Intent
+from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
@@ -102,11 +104,9 @@ class QwenAdapter(StreamJsonAdapter):
     cli_binary = "qwen"
     default_binary: ClassVar[str] = "qwen"
 
-    cap_images = True
     cap_image_input = True
     cap_thinking = True
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_input_during_turn = True
     cap_resume = True
@@ -119,6 +119,9 @@ class QwenAdapter(StreamJsonAdapter):
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render_qwen
 
     _attach_dir: Path | None = None
 

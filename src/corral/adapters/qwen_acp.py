@@ -8,6 +8,8 @@ for an interactive login.
 
 from __future__ import annotations
 
+from ..intents import Intent
+from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 
 
@@ -20,13 +22,14 @@ class QwenAcpAdapter(AcpAdapter):
     auth_methods = ("openai",)
 
     cap_permissions = True
-    cap_interrupt = True
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
-    cap_images = True
     cap_image_input = True
 
     provides_models = False
     provides_usage = True
+
+    enforceable_intents = frozenset(Intent)
+    intent_renderer = intent_rules.render_qwen_acp

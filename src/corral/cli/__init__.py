@@ -31,6 +31,8 @@ _GROUPS = (
     "sessions",
     "chat",
     "attach",
+    "proxy",
+    "launch",
 )
 
 

@@ -9,7 +9,9 @@ from typing import Any
 import msgspec
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from .._redact import redact
 from ..errors import CorralError
 
 console = Console()
@@ -31,7 +33,7 @@ def run_guarded(app: typer.Typer) -> int:
         # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising.
         rc = app(standalone_mode=False)
     except CorralError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(redact(str(exc)))}", highlight=False)
         return exc.exit_code
     except typer.Exit as exc:
         return exc.exit_code
@@ -43,8 +45,10 @@ def run_guarded(app: typer.Typer) -> int:
     except Exception as exc:
         import click
 
-        if isinstance(exc, click.ClickException):
+        # typer >= 0.29 raises its own vendored click's exceptions (typer.TyperException), not
+        # click's: both kinds are usage errors with a message and an exit code, never a traceback.
+        if isinstance(exc, click.ClickException | typer.TyperException) and hasattr(exc, "show"):
             exc.show()
-            return exc.exit_code
+            return int(getattr(exc, "exit_code", 2))
         raise
     return rc if isinstance(rc, int) else 0

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..adapters.base import supported_options
 from ..errors import ConfigError, ManifestError
 from ..manifests import Manifest, Violation, read_manifest_file, validate_manifest
 from ..registry import (
@@ -59,11 +60,14 @@ def _registry(quiet: bool = False) -> Registry:
 def _summary(registry: Registry, entry: RegistryEntry) -> dict[str, Any]:
     m = entry.manifest
     caps, cap_source = registry.capabilities(m.id)
+    runnable = registry.runnable(m.id)
     profile = m.structured
     return {
         "id": m.id,
         "displayName": m.display_name,
         "source": entry.source,
+        "runnable": runnable.runnable,
+        "notRunnableReason": runnable.reason,
         "enabled": m.enabled,
         "structured": profile is not None,
         "protocol": profile.protocol if profile else None,
@@ -85,7 +89,7 @@ def list_(json_output: bool = JSON_OPTION) -> None:
         return
     table = Table()
     table.add_column("id", no_wrap=True)
-    for column in ("name", "source", "protocol", "delivery", "capabilities"):
+    for column in ("name", "source", "protocol", "delivery", "runnable", "capabilities"):
         table.add_column(column)
     for r in rows:
         table.add_row(
@@ -94,6 +98,7 @@ def list_(json_output: bool = JSON_OPTION) -> None:
             r["source"],
             r["protocol"] or "[dim]shell only[/]",
             r["promptDelivery"] or "",
+            "yes" if r["runnable"] else "[yellow]no[/]",
             ", ".join(r["capabilities"]) or "[dim]none[/]",
         )
     console.print(table)
@@ -110,6 +115,8 @@ def show(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> None:
         **_summary(registry, entry),
         "origin": entry.origin,
         "adapterClass": f"{cls.__module__}.{cls.__qualname__}" if cls else None,
+        "enforceableIntents": sorted(i.value for i in cls.enforceable_intents) if cls else [],
+        "launchOptions": sorted(supported_options(cls)) if cls else [],
         "repairCommand": repair_command(entry.manifest),
         "stale": is_stale(entry.manifest, home=registry.home),
         "lastVerify": record,
@@ -125,8 +132,10 @@ def show(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> None:
         "[bold]capabilities[/]",
         f"{', '.join(info['capabilities']) or 'none'} (from {info['capabilitySource']})",
     )
+    table.add_row("[bold]intents[/]", ", ".join(info["enforceableIntents"]) or "none")
     table.add_row(
-        "[bold]adapter class[/]", escape(str(info["adapterClass"] or "none registered yet"))
+        "[bold]adapter class[/]",
+        escape(str(info["adapterClass"] or f"none — cannot run: {info['notRunnableReason']}")),
     )
     table.add_row("[bold]launch[/]", escape(entry.manifest.launch_command))
     if entry.manifest.structured:

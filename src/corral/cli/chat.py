@@ -30,7 +30,10 @@ from ..events import (
     TextDelta,
     TurnCompleted,
 )
-from ..sessions import PermissionPolicy, PromptState, SessionManager, SessionSpec, SessionState
+from ..intents import parse_allowed_commands, parse_intent
+from ..sessions import PromptState, SessionManager, SessionSpec, SessionState
+from ._intent import allowed_commands_option, intent_option
+from ._run_render import PlainRenderer, status_line
 from .sessions import render_event
 
 _STOP = "\x00stop"
@@ -52,24 +55,24 @@ def register(root: typer.Typer) -> None:
         model: str | None = typer.Option(None),
         effort: str | None = typer.Option(None),
         cwd: str | None = typer.Option(None, help="Working directory (default: the current one)."),
-        policy: str = typer.Option("work", help="work | act-pr | review | ask"),
-        intent: str | None = typer.Option(None),
+        intent: str | None = intent_option(),
+        allowed_commands: str | None = allowed_commands_option(),
         session: str | None = typer.Option(None, "--session", help="Resume this session."),
         db: str | None = typer.Option(None, help="SQLite database (default: corral's own)."),
     ) -> None:
         """Chat with an agent in the terminal on a persistent session."""
         try:
-            permission_policy = PermissionPolicy(policy)
-        except ValueError:
-            choices = ", ".join(p.value for p in PermissionPolicy)
-            raise ConfigError(f"--policy must be one of {choices}") from None
+            parsed_intent = parse_intent(intent)
+            commands = parse_allowed_commands(allowed_commands)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         spec = SessionSpec(
             adapter_id=agent,
             model=model,
             effort=effort,
             cwd=cwd or os.getcwd(),
-            permission_policy=permission_policy,
-            intent=intent,
+            intent=parsed_intent,
+            allowed_commands=commands,
         )
         path = Path(db or os.environ.get("CORRAL_DB") or home_dir() / "corral.db")
         asyncio.run(Chat(path, spec, session).run())
@@ -84,6 +87,7 @@ class Chat:
         self.pending: list[ApprovalRequested | QuestionAsked] = []
         self.busy = False
         self.mid_line = False
+        self.renderer = PlainRenderer()
 
     def out(self, text: str) -> None:
         sys.stdout.write(text)
@@ -150,10 +154,8 @@ class Chat:
         raw = getattr(ev, "raw", None)
         if isinstance(raw, dict) and raw.get("state") == PromptState.SENDING:
             self.busy = True
-            self.out(f"… working on {raw['text'][:40]!r} (Ctrl-C stops the turn)\n")
-            return
-        text = render_event(env)
-        if text is None or (isinstance(raw, dict) and "prompt_id" in raw):
+        text = render_event(env, self.renderer)  # the rules every terminal view follows
+        if text is None:
             return
         self.out(text)
         self.mid_line = isinstance(ev, TextDelta)
@@ -183,16 +185,18 @@ class Chat:
                 await mgr.stop_turn(sid)
             elif text == "/status":
                 st = await mgr.status(sid)
-                self.out(f"[status: {st.session.state} busy={st.busy} queue={st.queue}]\n> ")
+                self.out(status_line(st) + "\n> ")
             elif text == "/queue":
-                for p in mgr.prompts(sid):
-                    self.out(f"  {p.state:<13} {p.text[:60]!r}\n")
-                self.out("> ")
+                undelivered = [p for p in mgr.prompts(sid) if p.state != PromptState.DELIVERED]
+                for n, p in enumerate(undelivered, 1):
+                    self.out(f"  {n}. {p.state}: {p.text[:60]!r}\n")
+                self.out("> " if undelivered else "  (nothing waiting)\n> ")
             else:
                 prompt = mgr.send(sid, text)
                 waiting = mgr.queue.counts(sid).get(PromptState.QUEUED, 0)
                 if self.busy and waiting:
-                    self.out(f"[queued ({waiting} waiting): {prompt.text[:40]!r}]\n")
+                    short = prompt.text[:40]
+                    self.out(f"  queued ({waiting} waiting): {short!r}, sent when the turn ends\n")
 
     async def _answer(
         self, mgr: SessionManager, sid: str, req: ApprovalRequested | QuestionAsked, text: str

@@ -26,8 +26,12 @@ def register(root: typer.Typer) -> None:
 
         Exit code 1 when a scenario fails or an agent is missing.
         """
-        from ..testing.conformance import Outcome, compatibility_markdown, run_conformance
-        from ..testing.conformance._targets import builtin_targets
+        from ..testing.conformance import (
+            Outcome,
+            builtin_targets,
+            compatibility_markdown,
+            run_conformance,
+        )
 
         targets, missing = builtin_targets(list(agents) if agents else None)
         for name, why in missing.items():

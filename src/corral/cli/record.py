@@ -1,6 +1,6 @@
 """``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
 
-See :mod:`corral.testing.recorder` for the file layout. ``--all`` records every scenario the agent's
+See :mod:`corral.testing._recorder` for the file layout. ``--all`` records every scenario the agent's
 capabilities allow. Exit codes: 0 recorded · 1 the run failed · 2 bad usage · 4 unknown agent.
 """
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from ..errors import ConfigError
 from ._common import console, err_console
 
 _OUT_OPTION = typer.Option(
@@ -29,18 +30,29 @@ def register(root: typer.Typer) -> None:
         ),
     ) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
-        from ..adapters import canonical_id
-        from ..testing.agent_scenarios import SCENARIOS
-        from ..testing.recorder import record as record_one
-        from .run import adapter_class
+        from ..registry import Registry
+        from ..testing import _record_ocpi, _record_targets
+        from ..testing._agent_scenarios import SCENARIOS
+        from ..testing._recorder import record as record_one
 
-        if canonical_id(agent) not in ("claude-code", "qwen"):
-            # Every other driver records through its conformance target with the transport tap.
-            from ..testing._record_targets import main as record_targets
-
-            argv = [agent, scenario, "--out", str(out)]
-            raise typer.Exit(record_targets(argv))
-        cls = adapter_class(agent)
+        cls = Registry().resolve(agent)
+        if cls.agent_id in ("opencode", "pi") and _record_ocpi.scenario_names(agent, scenario):
+            # The OpenCode-server / Pi-RPC recorder scenarios (parser fixtures of those drivers).
+            for name in _record_ocpi.scenario_names(agent, scenario):
+                console.print(f"recorded {asyncio.run(_record_ocpi.record(agent, name, out))}")
+            return
+        if cls.agent_id not in ("claude-code", "qwen"):
+            # Every other driver records conformance scenarios through its target's transport tap.
+            failed = False
+            for name in _record_targets.scenario_names(agent, scenario):
+                try:
+                    path = asyncio.run(_record_targets.record(agent, name, out))
+                except ConfigError as exc:
+                    err_console.print(f"not recorded: {exc}")
+                    failed = True
+                    continue
+                console.print(f"recorded {path}")
+            raise typer.Exit(1 if failed else 0)
         names = list(SCENARIOS) if scenario == "all" else [scenario]
         for name in names:
             missing = (

@@ -1,10 +1,14 @@
 """``corral run AGENT PROMPT``: one prompt, its events streamed, the outcome as the exit code.
 
 Exit codes: 0 the turn ended normally · 1 it failed (or the agent died) · 2 bad usage ·
-4 unknown agent · 130 cancelled (Ctrl-C interrupts the turn; a second Ctrl-C kills the agent).
+4 unknown agent · 5 the agent cannot enforce ``--intent`` · 130 cancelled (Ctrl-C interrupts the
+turn; a second Ctrl-C kills the agent).
 
-Approvals: ``--yes`` allows everything; otherwise a terminal is asked, and without a terminal every
-request is denied (a question gets no answer and is denied too).
+Approvals: under ``--intent`` corral first checks every request against the intent and denies what
+it forbids, whatever else was asked for (``--yes`` included); a run has no human at a prompt, so
+what the intent grants is allowed and everything else denied. Without an intent, ``--yes`` allows
+everything; otherwise a terminal is asked, and without a terminal every request is denied (a
+question gets no answer and is denied too).
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import sys
 import uuid
 from pathlib import Path
 
+import msgspec
 import typer
 from rich.prompt import Prompt
 
-from ..adapters.base import Attachment, BaseAdapter, accepts, construct
+from ..adapters._options import LaunchOptions, guard_of
+from ..adapters.base import Attachment, BaseAdapter, construct
 from ..errors import ConfigError
 from ..events import (
     ApprovalDecision,
@@ -29,17 +35,23 @@ from ..events import (
     Sequencer,
     SessionEnded,
     StopReason,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolCallUpdated,
     TurnCompleted,
+    WarningEvent,
 )
+from ..intents import ApprovalGuard
 from ._common import JSON_OPTION, err_console
+from ._intent import VENDOR_MODE_HELP, allowed_commands_option, intent_option
 from ._run_render import HumanRenderer, JsonRenderer
 
 
 def adapter_class(agent: str) -> type[BaseAdapter]:
-    """The adapter class for ``agent``, found the way the session manager finds it."""
-    from ..sessions._resolve import AdapterResolver
+    """The adapter class for ``agent``: the registry's answer, as for every other caller."""
+    from ..registry import Registry
 
-    return AdapterResolver()(agent)
+    return Registry().resolve(agent)
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
@@ -69,12 +81,20 @@ def register(root: typer.Typer) -> None:
         cwd: Path | None = _CWD_OPTION,
         resume: str | None = typer.Option(None, "--resume", help="Continue this agent session id."),
         image: list[Path] = _IMAGE_OPTION,
-        permission_mode: str | None = typer.Option(
-            None,
-            "--permission-mode",
-            help="The agent's permission mode (e.g. default, acceptEdits, plan).",
+        effort: str | None = typer.Option(
+            None, "--effort", help="Reasoning effort, where supported."
         ),
-        yes: bool = typer.Option(False, "--yes", "-y", help="Allow every approval request."),
+        intent: str | None = intent_option(),
+        allowed_commands: str | None = allowed_commands_option(),
+        vendor_permission_mode: str | None = typer.Option(
+            None, "--vendor-permission-mode", help=VENDOR_MODE_HELP
+        ),
+        yes: bool = typer.Option(
+            False,
+            "--yes",
+            "-y",
+            help="Allow every approval request (under --intent: every one the intent grants).",
+        ),
         binary: str | None = typer.Option(
             None, "--binary", hidden=True, help="Agent executable to run."
         ),
@@ -86,23 +106,20 @@ def register(root: typer.Typer) -> None:
         """Send one prompt to an agent and stream its normalized events."""
         cls = adapter_class(agent)
         attachments = load_images(image)
-        workdir = str((cwd or Path.cwd()).resolve())
         session_ids: list[str] = []
-        offered: dict[str, object] = {
-            "cwd": workdir,
-            "model": model,
-            "resume_session_id": resume,
-            "on_session_id": session_ids.append,
-        }
-        if binary:
-            offered["binary"] = binary
-        if agent_arg:
-            offered["extra_args"] = list(agent_arg)
-        if permission_mode is not None:
-            if not accepts(cls, "permission_mode"):
-                raise ConfigError(f"{agent} takes no permission mode")
-            offered["permission_mode"] = permission_mode
-        adapter = construct(cls, **offered)
+        options = LaunchOptions.create(
+            cwd=(cwd or Path.cwd()).resolve(),
+            model=model,
+            effort=effort,
+            intent=intent,
+            allowed_commands=allowed_commands,
+            binary=binary,
+            extra_args=agent_arg,
+            resume_session_id=resume,
+            on_session_id=session_ids.append,
+            vendor_permission_mode=vendor_permission_mode,
+        )
+        adapter = construct(cls, options)
         code = asyncio.run(
             run_once(
                 adapter,
@@ -139,9 +156,7 @@ async def run_once(
     def on_sigint() -> None:
         nonlocal interrupts
         interrupts += 1
-        action = (
-            adapter.interrupt() if interrupts == 1 and adapter.cap_interrupt else adapter.stop()
-        )
+        action = adapter.interrupt() if interrupts == 1 and adapter.cap_cancel else adapter.stop()
         task = loop.create_task(action)
         signal_tasks.add(task)
         task.add_done_callback(signal_tasks.discard)
@@ -152,7 +167,35 @@ async def run_once(
     try:
         await adapter.start(sequencer.session_id)
         await adapter.send(prompt, attachments)
+        guard = guard_of(adapter)
+        calls: dict[str, ToolCallStarted] = {}
         async for event in adapter.stream():
+            if guard is not None and isinstance(event, ToolCallStarted):
+                calls[event.call_id] = event
+            elif (
+                guard is not None and isinstance(event, ToolCallUpdated) and event.call_id in calls
+            ):
+                calls[event.call_id] = _updated(calls[event.call_id], event)
+            if guard is not None and isinstance(event, ToolCallFailed) and event.call_id in calls:
+                renderer.show(sequencer.wrap(event))
+                reason = guard.forbidden_call(calls.pop(event.call_id))
+                if reason is not None:
+                    renderer.show(
+                        sequencer.wrap(WarningEvent(message=reason, code="intent_denied"))
+                    )
+                continue
+            if isinstance(event, ApprovalRequested) and guard is not None:
+                calls.pop(event.call_id or "", None)  # the guard explains its own denial
+                await _guarded(
+                    adapter,
+                    guard,
+                    event,
+                    renderer,
+                    sequencer,
+                    interactive=interactive and not json_out,
+                    allow_all=allow_all,
+                )
+                continue
             renderer.show(sequencer.wrap(event))
             if isinstance(event, ApprovalRequested):
                 await _approve(
@@ -175,6 +218,39 @@ async def run_once(
     if outcome is StopReason.END_TURN and (ended is None or ended.reason is not EndReason.FAILED):
         return 0
     return 1
+
+
+def _updated(call: ToolCallStarted, update: ToolCallUpdated) -> ToolCallStarted:
+    """``call`` with what ``update`` adds (its full input, once streamed)."""
+    return msgspec.structs.replace(
+        call,
+        input=update.input if update.input is not None else call.input,
+        file=update.file or call.file,
+        cmd=update.cmd or call.cmd,
+        title=update.title or call.title,
+    )
+
+
+async def _guarded(
+    adapter: BaseAdapter,
+    guard: ApprovalGuard,
+    event: ApprovalRequested,
+    renderer: JsonRenderer | HumanRenderer,
+    sequencer: Sequencer,
+    *,
+    interactive: bool,
+    allow_all: bool,
+) -> None:
+    """Under an intent: a forbidden request is denied and shown as a warning, never as a request;
+    a granted one is allowed (a run has no human), or asked at a terminal unless ``--yes``."""
+    verdict = guard.check(event)
+    if not verdict.allowed:
+        message = guard.denial_message(event, verdict)
+        renderer.show(sequencer.wrap(WarningEvent(message=message, code="intent_denied")))
+        await adapter.respond_approval(event.request_id, ApprovalDecision.DENY, message=message)
+        return
+    renderer.show(sequencer.wrap(event))
+    await _approve(adapter, event, allow_all=allow_all or not interactive, interactive=interactive)
 
 
 async def _approve(

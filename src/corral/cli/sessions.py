@@ -1,8 +1,10 @@
 """``corral sessions …`` — talk to a running ``corral serve`` over HTTP.
 
 Every command takes ``--url`` (default ``$CORRAL_URL`` or ``http://127.0.0.1:8765``) and ``--json``;
-every command sends ``$CORRAL_TOKEN`` as a bearer token when it is set. Exit codes: 0 success,
-1 the service refused, 2 bad usage, 4 unknown session or prompt.
+every command sends the service token as a bearer token (``$CORRAL_TOKEN``, else the ``token`` file
+``corral serve`` keeps in the corral home) and every mutation a JSON body. Images are uploaded as
+bytes, so they need not lie inside the session's project. Exit codes: 0 success, 1 the service
+refused, 2 bad usage, 4 unknown session or prompt.
 """
 
 from __future__ import annotations
@@ -12,32 +14,24 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
 import typer
 
-from ..errors import ApiError
+from .._paths import read_token
+from ..errors import ApiError, ConfigError
 from ..events import (
-    ApprovalRequested,
     Envelope,
-    Error,
-    QuestionAsked,
-    SessionEnded,
-    SessionStarted,
     StatusChanged,
-    TextComplete,
-    TextDelta,
-    ToolCallCompleted,
-    ToolCallFailed,
-    ToolCallStarted,
-    TurnCompleted,
-    Warning,
     decode_envelope,
 )
 from ..sessions import SeqGate
 from ._common import JSON_OPTION, console, print_json
+from ._intent import allowed_commands_option, intent_option, parse_commands
+from ._run_render import PlainRenderer
 
 app = typer.Typer(
     name="sessions", help="Persistent agent sessions and their prompt queue.", no_args_is_help=True
@@ -52,40 +46,13 @@ IMAGE_OPTION: list[str] = typer.Option([], "--image", help="Attach an image file
 
 
 # ── rendering, shared with ``corral chat`` ──
-def render_event(envelope: Envelope) -> str | None:
-    """One line (or a text fragment) for a person; ``None`` for events not worth a line."""
-    ev = envelope.event
-    if isinstance(ev, TextDelta):
-        return ev.text
-    if isinstance(ev, TextComplete | SessionStarted):
-        return None if isinstance(ev, TextComplete) else f"[session started: {ev.agent.name}]\n"
-    if isinstance(ev, ToolCallStarted):
-        return (
-            f"\n[tool {ev.name}{': ' + (ev.cmd or ev.title or '') if ev.cmd or ev.title else ''}]\n"
-        )
-    if isinstance(ev, ToolCallCompleted):
-        return f"[tool done] {ev.result.output.strip()[:200]}\n"
-    if isinstance(ev, ToolCallFailed):
-        return f"[tool failed] {ev.error}\n"
-    if isinstance(ev, ApprovalRequested):
-        what = ev.cmd or ev.title or ev.tool_name
-        return f"\n[approval {ev.request_id}] {ev.tool_name}: {what}\n"
-    if isinstance(ev, QuestionAsked):
-        qs = "; ".join(f"{q.question} ({'/'.join(q.options)})" for q in ev.questions)
-        return f"\n[question {ev.request_id}] {qs}\n"
-    if isinstance(ev, TurnCompleted):
-        extra = f": {ev.error}" if ev.error else ""
-        return f"\n[turn {ev.stop_reason}{extra}]\n"
-    if isinstance(ev, SessionEnded):
-        return f"[session ended: {ev.reason}{' — ' + ev.message if ev.message else ''}]\n"
-    if isinstance(ev, StatusChanged):
-        raw = ev.raw if isinstance(ev.raw, dict) else {}
-        if ev.status.startswith("prompt.") and "text" in raw:
-            return f"[{ev.status} v{raw.get('version')}] {raw['text'][:80]!r}\n"
-        return f"[{ev.status}{': ' + ev.message if ev.message else ''}]\n"
-    if isinstance(ev, Warning | Error):
-        return f"[{ev.__struct_config__.tag}] {ev.message}\n"
-    return None
+def render_event(envelope: Envelope, renderer: PlainRenderer | None = None) -> str | None:
+    """The text a person sees for one event, ``None`` for events with nothing to show.
+
+    Pass one ``renderer`` for all the events of a session: the rules (``cli/_render_rules.py``,
+    the same as the web app's) keep a little state, e.g. to show a prompt once.
+    """
+    return (renderer or PlainRenderer()).render(envelope)
 
 
 # ── HTTP ──
@@ -94,7 +61,7 @@ def _base(url: str | None) -> str:
 
 
 def _headers() -> dict[str, str]:
-    token = os.environ.get("CORRAL_TOKEN")
+    token = read_token()
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
@@ -105,7 +72,9 @@ def _client(url: str | None, timeout: float | None = 30.0) -> httpx.Client:
 def call(url: str | None, method: str, path: str, body: Any = None) -> Any:
     try:
         with _client(url) as client:
-            response = client.request(method, path, json=body)
+            # the service refuses mutations that are not JSON, so a body-less one sends ``{}``
+            payload = body if body is not None or method == "GET" else {}
+            response = client.request(method, path, json=payload)
     except httpx.TransportError as exc:
         raise ApiError(
             f"no corral service at {_base(url)} ({exc}); start one with `corral serve`"
@@ -121,6 +90,11 @@ def _decode(response: httpx.Response) -> Any:
     if response.is_error:
         message = data.get("error", response.reason_phrase) if isinstance(data, dict) else str(data)
         kind = data.get("type") if isinstance(data, dict) else None
+        if response.status_code == 401:
+            message += (
+                " (set CORRAL_TOKEN, or use the CORRAL_HOME of the running `corral serve`,"
+                " whose token file the CLI reads)"
+            )
         raise ApiError(message, status=response.status_code, kind=kind)
     return data
 
@@ -143,8 +117,8 @@ def new(
     model: str | None = typer.Option(None),
     effort: str | None = typer.Option(None),
     cwd: str | None = typer.Option(None, help="Working directory (default: the current one)."),
-    policy: str = typer.Option("work", help="work | act-pr | review | ask"),
-    intent: str | None = typer.Option(None),
+    intent: str | None = intent_option(),
+    allowed_commands: str | None = allowed_commands_option(),
     url: str | None = URL_OPTION,
     as_json: bool = JSON_OPTION,
 ) -> None:
@@ -154,8 +128,8 @@ def new(
         "model": model,
         "effort": effort,
         "cwd": cwd or os.getcwd(),
-        "permission_policy": policy,
         "intent": intent,
+        "allowed_commands": list(parse_commands(allowed_commands)),
     }
     s = call(url, "POST", "/api/sessions", body)
     _out(s, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}")
@@ -166,7 +140,7 @@ def list_(url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
     """List sessions."""
     rows = call(url, "GET", "/api/sessions")
     lines = [
-        f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['permission_policy']:<7} seq {s['last_seq']}"
+        f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['intent'] or '-':<7} seq {s['last_seq']}"
         for s in rows
     ]
     _out(rows, as_json, "\n".join(lines) or "no sessions")
@@ -179,7 +153,8 @@ def show(session_id: str, url: str | None = URL_OPTION, as_json: bool = JSON_OPT
     events = call(url, "GET", f"/api/sessions/{session_id}/events")
     data["events"] = events
     s = data["session"]
-    text = "".join(filter(None, (render_event(_envelope(e)) for e in events)))
+    renderer = PlainRenderer()
+    text = "".join(filter(None, (render_event(_envelope(e), renderer) for e in events)))
     prompts = "\n".join(_prompt_line(p) for p in data["prompts"])
     _out(data, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}\n{prompts}\n{text}")
 
@@ -230,10 +205,11 @@ def tail(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Print a session's events (JSON lines with --json), following live ones."""
+    renderer = PlainRenderer()
     for env in iter_sse(url, session_id, after, follow):
         if as_json:
             sys.stdout.write(msgspec.json.encode(env).decode() + "\n")
-        elif (text := render_event(env)) is not None:
+        elif (text := render_event(env, renderer)) is not None:
             sys.stdout.write(text)
         sys.stdout.flush()
         status = env.event.status if isinstance(env.event, StatusChanged) else None
@@ -250,7 +226,7 @@ def send(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Queue a prompt (delivered in order, when no turn is running)."""
-    attachments = [{"path": os.path.abspath(p), "media_type": _media_type(p)} for p in image]
+    attachments = [_upload(p) for p in image]
     p = call(
         url,
         "POST",
@@ -258,6 +234,21 @@ def send(
         {"text": text, "attachments": attachments},
     )
     _out(p, as_json, _prompt_line(p))
+
+
+def _upload(path: str) -> dict[str, str]:
+    """An image attachment as uploaded bytes (JSON carries bytes as base64, as msgspec reads them)."""
+    import base64
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read image {path!r}: {exc}") from exc
+    return {
+        "data": base64.b64encode(data).decode("ascii"),
+        "media_type": _media_type(path),
+        "name": os.path.basename(path),
+    }
 
 
 def _media_type(path: str) -> str:

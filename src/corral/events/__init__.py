@@ -19,7 +19,7 @@ from ._model import (
     ApprovalResolved,
     Capabilities,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -44,7 +44,7 @@ from ._model import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ._schema import events_schema
 
@@ -59,7 +59,7 @@ __all__ = [
     "Capabilities",
     "EndReason",
     "Envelope",
-    "Error",
+    "ErrorEvent",
     "Event",
     "FileDiff",
     "PlanEntry",
@@ -85,7 +85,7 @@ __all__ = [
     "TurnCompleted",
     "UnknownEvent",
     "Usage",
-    "Warning",
+    "WarningEvent",
     "decode_envelope",
     "decode_event",
     "encode",
@@ -93,3 +93,8 @@ __all__ = [
     "events_schema",
     "to_builtins",
 ]
+
+# The old names (they shadowed the builtins), kept importable for code written before the rename;
+# not exported. Use WarningEvent / ErrorEvent.
+Warning = WarningEvent
+Error = ErrorEvent

@@ -90,14 +90,16 @@ class _Base(
 
 
 class Capabilities(msgspec.Struct, frozen=True, kw_only=True):
-    """What an adapter can do. Surfaces read these flags, never adapter ids."""
+    """What an adapter can do. Surfaces read these flags, never adapter ids.
 
-    images: bool = False
+    ``image_input`` (images in a prompt) and ``cancel`` (interrupting a running turn) were once
+    also spelled ``images`` and ``interrupt``; no adapter ever set one without the other.
+    """
+
     documents: bool = False
     thinking: bool = False
     permissions: bool = False
     subagents: bool = False
-    interrupt: bool = False
     input_during_turn: bool = False
     terminal: bool = False
     resume: bool = False
@@ -319,12 +321,12 @@ class Usage(_Base, frozen=True, tag="usage"):
     model: str | None = None
 
 
-class Warning(_Base, frozen=True, tag="warning"):
+class WarningEvent(_Base, frozen=True, tag="warning"):
     message: str
     code: str | None = None
 
 
-class Error(_Base, frozen=True, tag="error"):
+class ErrorEvent(_Base, frozen=True, tag="error"):
     message: str
     code: str | None = None
     fatal: bool = False
@@ -356,8 +358,8 @@ Event = (
     | QuestionAnswered
     | PlanUpdated
     | Usage
-    | Warning
-    | Error
+    | WarningEvent
+    | ErrorEvent
     | UnknownEvent
 )
 """Every event corral emits. ``UnknownEvent`` closes the union."""

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from ._fields import fields_ok
-from ._model import Error, Event
+from ._model import ErrorEvent, Event
 
 CUT_DEPTH = 64
 """How deep a repaired payload is kept when it was too deep to store."""
@@ -119,7 +119,7 @@ def _rebuilt(event: Event) -> Event:
                 fields[name] = ""
             continue
         return rebuilt
-    return Error(
+    return ErrorEvent(
         message=f"corral could not make a valid {tag} event of the agent's output",
         code="invalid_event",
         raw=fields.get("raw"),

@@ -16,7 +16,7 @@ from ._model import (
     ApprovalOption,
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -38,7 +38,7 @@ from ._model import (
     ToolKind,
     TurnCompleted,
     Usage,
-    Warning,
+    WarningEvent,
 )
 
 
@@ -197,9 +197,9 @@ class BlockProjector:
                 return [UsageBlock(input_tokens=i, output_tokens=o, cost_usd=c)]
             case StatusChanged(status=s, message=m):
                 return [StatusBlock(text=f"{s}: {m}" if m else s)]
-            case Warning(message=m):
+            case WarningEvent(message=m):
                 return [StatusBlock(text=m, level="warning")]
-            case Error(message=m):
+            case ErrorEvent(message=m):
                 return [StatusBlock(text=m, level="error")]
             case TurnCompleted(stop_reason=stop, error=err):
                 reason = {"cancelled": "cancelled", "error": "failed"}.get(stop.value, "completed")

@@ -14,7 +14,7 @@ import msgspec
 
 from ._envelope import Envelope
 from ._model import (
-    Error,
+    ErrorEvent,
     Event,
     PlanUpdated,
     SessionEnded,
@@ -168,7 +168,7 @@ class BoardProjector:
             case PlanUpdated(entries=entries):
                 done = sum(1 for e in entries if e.status == "completed")
                 return self._make(session, "plan", f"plan: {done}/{len(entries)} done")
-            case Error(message=message, fatal=fatal):
+            case ErrorEvent(message=message, fatal=fatal):
                 return (
                     self._make(session, "other", "error", detail=message, ok=False)
                     if fatal

@@ -1,15 +1,16 @@
 """Agent Client Protocol (ACP) traffic → normalized events. Synchronous, no I/O.
 
-One :class:`AcpParser` follows one ACP session. It reads what the *agent* sends:
+One :class:`AcpParser` follows one ACP session. The driver (``corral.adapters._acp``) owns the
+JSON-RPC plumbing and hands the parser what the *agent* sent, one entry point per kind:
 
-* ``session/update`` notifications (``{"method": "session/update", "params": {...}}``),
-* ``session/request_permission`` requests (``{"id": 7, "method": ..., "params": {...}}``),
-* responses to ``session/prompt`` (``{"id": 3, "result": {"stopReason": ...}}``), recognised
-  by the ids the parser saw going out through :meth:`AcpParser.sent`.
+* ``session/update`` notifications → :meth:`AcpParser.update`,
+* ``session/request_permission`` requests → :meth:`AcpParser.permission`, and the answer given →
+  :meth:`AcpParser.resolved`,
+* the ``session/prompt`` response → :meth:`AcpParser.prompt_result` (or
+  :meth:`AcpParser.prompt_failed` for an error or a broken turn).
 
-The driver (``corral.adapters._acp``) owns the JSON-RPC plumbing and calls the same methods
-(:meth:`AcpParser.update`, :meth:`AcpParser.permission`, :meth:`AcpParser.prompt_result`)
-directly; a recorded transcript is replayed with :meth:`AcpParser.sent` and :meth:`AcpParser.feed`.
+There is no second, replay-only entry point: a recorded transcript is played into the real driver
+through :class:`corral.testing.ReplayTransport`, so replay makes exactly the live calls.
 
 Mapping (ACP v1, schema 1.19 as shipped in agent-client-protocol 0.12):
 
@@ -26,7 +27,7 @@ Mapping (ACP v1, schema 1.19 as shipped in agent-client-protocol 0.12):
 prompt result ``usage``     ``Usage`` (also Gemini's ``_meta.quota`` and Qwen's chunk
                             ``_meta.usage``)
 request_permission          ``ApprovalRequested`` with the agent's own option ids
-anything else               ``UnknownEvent`` (payload kept)
+unknown update kinds        ``UnknownEvent`` (payload kept)
 =========================  ========================================================
 
 Every ``ToolCallStarted`` gets a terminal event: calls still open when the turn ends are closed
@@ -46,7 +47,7 @@ from ..events import (
     ApprovalOption,
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -68,7 +69,7 @@ from ..events import (
     Usage,
 )
 from ..events._text import SurrogateJoiner
-from ._total import hashable, sequence, total
+from ._total import sequence, total
 
 KIND_MAP: dict[str, ToolKind] = {
     "read": ToolKind.READ,
@@ -100,7 +101,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "cancelled": StopReason.CANCELLED,
 }
 
-CLIENT_SERVICES = ("fs/", "terminal/")
 _COMMAND_KEYS = ("command", "cmd")
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "abs_path", "filename")
 
@@ -164,7 +164,6 @@ class AcpParser:
     def __init__(self) -> None:
         self.commands: list[str] = []
         self.mode: str | None = None
-        self._prompt_ids: set[Any] = set()
         self._text: list[str] = []
         self._text_id: str | None = None
         self._thought: list[str] = []
@@ -177,45 +176,6 @@ class AcpParser:
         self._pending_usage: dict[str, Any] = {}
         self._diffs_seen: set[tuple[str, str, str | None, str | None]] = set()
         self._joiner = SurrogateJoiner()
-
-    # ── replay entry points ──
-    @total
-    def sent(self, msg: Any) -> list[Event]:
-        """A message the client sent: remembers prompt ids; permission answers → ApprovalResolved."""
-        msg = _dict(msg)
-        if msg.get("method") == "session/prompt" and hashable(msg.get("id")):
-            self._prompt_ids.add(msg["id"])
-            return []
-        if "id" in msg and "result" in msg and str(msg["id"]) in self._permission_calls:
-            outcome = _dict(_dict(msg["result"]).get("outcome"))
-            return self.resolved(str(msg["id"]), outcome, None)
-        return []
-
-    @total
-    def feed(self, msg: Any) -> list[Event]:
-        """A message the agent sent (notification, request or response)."""
-        msg = _dict(msg)
-        method = msg.get("method")
-        if method == "session/update":
-            return self.update(_dict(msg.get("params")).get("update"))
-        if method == "session/request_permission" and "id" in msg:
-            return self.permission(str(msg["id"]), _dict(msg.get("params")))
-        if method is None and hashable(msg.get("id")) and msg.get("id") in self._prompt_ids:
-            self._prompt_ids.discard(msg["id"])
-            if "error" in msg:
-                err = _dict(msg["error"])
-                return self.prompt_failed(str(err.get("message") or "prompt failed"), msg)
-            return self.prompt_result(msg.get("result"))
-        if method is None or str(method).startswith(CLIENT_SERVICES):
-            # Responses to initialize, session/new…, and the fs/terminal services the driver
-            # answers itself carry no events.
-            return []
-        return [UnknownEvent(vendor_type=str(method), raw=msg)]
-
-    @total
-    def finish(self) -> list[Event]:
-        """End of the transcript: close open text and reasoning."""
-        return self._flush()
 
     # ── session/update ──
     @total
@@ -546,16 +506,8 @@ class AcpParser:
         return [
             *self._flush(),
             *self._close_open(StopReason.ERROR),
-            Error(message=message, code="prompt_failed", raw=raw),
+            ErrorEvent(message=message, code="prompt_failed", raw=raw),
             TurnCompleted(stop_reason=StopReason.ERROR, error=message, raw=raw),
-        ]
-
-    @total
-    def prompt_cancelled(self, raw: Any = None) -> list[Event]:
-        return [
-            *self._flush(),
-            *self._close_open(StopReason.CANCELLED),
-            TurnCompleted(stop_reason=StopReason.CANCELLED, raw=raw),
         ]
 
     def _close_open(self, reason: StopReason) -> list[Event]:
@@ -667,24 +619,3 @@ _UPDATE_HANDLERS = {
     "usage_update": AcpParser._context,
     "session_info_update": AcpParser._info,
 }
-
-
-def replay(entries: Any) -> list[Event]:
-    """Events of a recorded transcript: ``{"dir": "in"|"out"|"exit", "line"|"text"|"code"}``.
-
-    Each agent process gets a fresh parser (JSON-RPC ids restart); lines that are not JSON are
-    skipped here (the driver reports them as ``Error`` events).
-    """
-    events: list[Event] = []
-    parser = AcpParser()
-    for entry in entries:
-        entry = _dict(entry)
-        direction = entry.get("dir")
-        if direction == "exit":
-            events += parser.finish()
-            parser = AcpParser()
-        elif direction == "in" and "line" in entry:
-            events += parser.sent(entry["line"])
-        elif direction == "out" and "line" in entry:
-            events += parser.feed(entry["line"])
-    return events + parser.finish()

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     ReasoningComplete,
     ReasoningDelta,
@@ -40,7 +40,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ..events._text import SurrogateJoiner
 from ._claude_control import ControlMixin
@@ -119,7 +119,7 @@ class ClaudeStreamParser(ControlMixin):
         if self._turn_open:
             self._turn_open = False
             message = "the agent's output ended in the middle of a turn"
-            events.append(Error(message=message, code="early_eof", fatal=True))
+            events.append(ErrorEvent(message=message, code="early_eof", fatal=True))
             events.append(TurnCompleted(stop_reason=StopReason.ERROR, error=message))
         return events
 
@@ -158,7 +158,7 @@ class ClaudeStreamParser(ControlMixin):
             return [StatusChanged(status=status if isinstance(status, str) else "idle", raw=obj)]
         if subtype == "api_retry":
             return [
-                Warning(
+                WarningEvent(
                     message=f"retrying the model request (attempt {obj.get('attempt')}): {obj.get('error')}",
                     code="api_retry",
                     raw=obj,
@@ -167,7 +167,9 @@ class ClaudeStreamParser(ControlMixin):
         if subtype == "compact_boundary":
             return [StatusChanged(status="compacted", raw=obj)]
         if subtype == "informational":
-            return [Warning(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)]
+            return [
+                WarningEvent(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)
+            ]
         if not isinstance(subtype, str):
             return [UnknownEvent(raw=obj, vendor_type="system")]
         if subtype in _SILENT_SYSTEM:
@@ -321,7 +323,7 @@ class ClaudeStreamParser(ControlMixin):
         error = obj.get("error")
         if isinstance(error, str):
             events.append(
-                Error(message=assistant_error_text(message) or error, code=error, raw=obj)
+                ErrorEvent(message=assistant_error_text(message) or error, code=error, raw=obj)
             )
         return events
 
@@ -412,7 +414,7 @@ class ClaudeStreamParser(ControlMixin):
             # Qwen Code reports a failed model call as answer text in a "success" result.
             stop = StopReason.ERROR
             error = str(obj["result"]).strip("[]")
-            events.append(Error(message=error, code="api_error", raw=obj))
+            events.append(ErrorEvent(message=error, code="api_error", raw=obj))
         else:
             stop = _STOP_REASONS.get(
                 text_or_none(obj.get("stop_reason")) or "", StopReason.END_TURN
@@ -433,7 +435,7 @@ class ClaudeStreamParser(ControlMixin):
         status = info.get("status")
         if status == "allowed":
             return [StatusChanged(status="rate_limit", message=status, raw=obj)]
-        return [Warning(message=f"rate limit {status}", code="rate_limit", raw=obj)]
+        return [WarningEvent(message=f"rate limit {status}", code="rate_limit", raw=obj)]
 
     def _ignore(self, obj: dict[str, Any]) -> list[Event]:
         return []

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     PlanEntry,
     PlanUpdated,
@@ -42,7 +42,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ..events._text import SurrogateJoiner
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
@@ -95,7 +95,6 @@ class AppServerParser:
         self.turn_id: str | None = None
         """The turn in progress (set by ``turn/started``, cleared by ``turn/completed``)."""
         self.model: str | None = None
-        self.usage_total: dict[str, int] = {}
         self._items: dict[str, dict[str, Any]] = {}
         self._streamed: set[str] = set()
         self._output: dict[str, list[str]] = {}
@@ -232,7 +231,7 @@ class AppServerParser:
     def _error(self, p: dict[str, Any]) -> list[Event]:
         err = mapping(p.get("error"))
         return [
-            Error(
+            ErrorEvent(
                 message=err.get("message") or "error",
                 code=error_code(err.get("codexErrorInfo")),
                 fatal=not p.get("willRetry", False),
@@ -244,7 +243,7 @@ class AppServerParser:
         message = p.get("message") or p.get("summary") or ""
         if p.get("details"):
             message = f"{message}\n{p['details']}"
-        return [Warning(message=message, raw=p)]
+        return [WarningEvent(message=message, raw=p)]
 
     def _model_rerouted(self, p: dict[str, Any]) -> list[Event]:
         self.model = p.get("toModel", self.model)
@@ -252,8 +251,7 @@ class AppServerParser:
 
     def _token_usage(self, p: dict[str, Any]) -> list[Event]:
         usage = mapping(p.get("tokenUsage"))
-        last, total = mapping(usage.get("last")), mapping(usage.get("total"))
-        self.usage_total = {k: v for k, v in total.items() if isinstance(v, int)}
+        last = mapping(usage.get("last"))
         return [
             Usage(
                 input_tokens=last.get("inputTokens"),

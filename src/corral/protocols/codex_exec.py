@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanEntry,
@@ -39,7 +39,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ._codex_vocab import command_kind
 from ._total import mapping, sequence, total
@@ -78,7 +78,7 @@ class ExecParser:
             message = err.get("message") if isinstance(err, dict) else str(err)
             return [self._end(StopReason.ERROR, message or "turn failed", obj)]
         if kind == "error":
-            return [Error(message=str(obj.get("message", "")), raw=obj)]
+            return [ErrorEvent(message=str(obj.get("message", "")), raw=obj)]
         return [UnknownEvent(vendor_type=str(kind), raw=obj)]
 
     @total
@@ -138,7 +138,7 @@ class ExecParser:
             )
             return [PlanUpdated(entries=entries, raw=raw)]
         if kind == "error":
-            return [Warning(message=str(item.get("message", "")), raw=raw)] if done else []
+            return [WarningEvent(message=str(item.get("message", "")), raw=raw)] if done else []
         describe = _TOOLS.get(str(kind))
         if describe is None:
             return [UnknownEvent(vendor_type=f"{phase}:{kind}", raw=raw)]

@@ -33,7 +33,7 @@ from typing import Any
 from ..events import (
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     PlanUpdated,
@@ -424,7 +424,7 @@ class OpenCodeSseParser:
             self._note_error(error)
         if error.get("name") == _ABORTED:
             return []
-        return [Error(message=_error_message(error), code=error.get("name"), raw=obj)]
+        return [ErrorEvent(message=_error_message(error), code=error.get("name"), raw=obj)]
 
     def _note_error(self, error: dict[str, Any]) -> None:
         if not self.turn.open:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..events import (
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     ReasoningComplete,
@@ -41,7 +41,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from ..events._text import SurrogateJoiner
 from ._total import total
@@ -136,7 +136,7 @@ class PiRpcParser:
             if obj.get("command") in ("prompt", "steer", "follow_up") and not self.turn.started:
                 self.turn.open = False
             return [
-                Error(
+                ErrorEvent(
                     message=str(obj.get("error") or "command failed"),
                     code=obj.get("command"),
                     raw=obj,
@@ -307,7 +307,7 @@ class PiRpcParser:
             return [StatusChanged(status="compacting", message=obj.get("reason"), raw=obj)]
         if obj.get("errorMessage") or obj.get("aborted"):
             message = str(obj.get("errorMessage") or "compaction aborted")
-            return [Warning(message=message, code="compaction", raw=obj)]
+            return [WarningEvent(message=message, code="compaction", raw=obj)]
         return [StatusChanged(status="compacted", raw=obj)]
 
     def _retry(self, obj: dict[str, Any]) -> list[Event]:
@@ -318,14 +318,14 @@ class PiRpcParser:
             return [StatusChanged(status="retry", message=message, raw=obj)]
         if obj.get("success") is False:
             return [
-                Warning(
+                WarningEvent(
                     message=str(obj.get("finalError") or "retries exhausted"), code="retry", raw=obj
                 )
             ]
         return []
 
     def _extension_error(self, obj: dict[str, Any]) -> list[Event]:
-        return [Warning(message=str(obj.get("error")), code="extension_error", raw=obj)]
+        return [WarningEvent(message=str(obj.get("error")), code="extension_error", raw=obj)]
 
 
 def _arg(args: Any, key: str) -> str | None:

@@ -3,7 +3,17 @@
 See ``docs/adapters.md``. Built-in manifests ship as JSON in ``corral/registry/builtin/``.
 """
 
-from ._dropins import ADAPTERS_GROUP, DRIVERS_GROUP, LoadProblem, manifest_for_class
+from ._dropins import (
+    ADAPTERS_GROUP,
+    DRIVERS_GROUP,
+    HOOK,
+    AdapterRef,
+    LoadProblem,
+    Register,
+    Registration,
+    load_ref,
+    manifest_for_class,
+)
 from ._lifecycle import (
     CheckResult,
     Detection,
@@ -16,8 +26,10 @@ from ._lifecycle import (
     verify_argv,
 )
 from ._registry import (
+    EXTRA_ADAPTERS_ENV,
     Registry,
     RegistryEntry,
+    Runnable,
     default_ext_dir,
     detect_entries,
     load_builtin_manifests,
@@ -26,6 +38,7 @@ from ._resolve import (
     ResolvedExecutable,
     current_platform,
     pinned_bin_dirs,
+    pinned_executable,
     resolve_executable_path,
 )
 from ._state import VerifyRecord, ensure_verified, is_stale, last_verify, record_verify
@@ -33,12 +46,18 @@ from ._state import VerifyRecord, ensure_verified, is_stale, last_verify, record
 __all__ = [
     "ADAPTERS_GROUP",
     "DRIVERS_GROUP",
+    "EXTRA_ADAPTERS_ENV",
+    "HOOK",
+    "AdapterRef",
     "CheckResult",
     "Detection",
     "LoadProblem",
+    "Register",
+    "Registration",
     "Registry",
     "RegistryEntry",
     "ResolvedExecutable",
+    "Runnable",
     "VerifyRecord",
     "current_platform",
     "default_ext_dir",
@@ -50,8 +69,10 @@ __all__ = [
     "is_stale",
     "last_verify",
     "load_builtin_manifests",
+    "load_ref",
     "manifest_for_class",
     "pinned_bin_dirs",
+    "pinned_executable",
     "probe",
     "record_verify",
     "repair_command",

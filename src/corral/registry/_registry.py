@@ -1,14 +1,26 @@
-"""The adapter registry: built-in manifests, custom manifests, drop-in and entry-point adapters.
+"""The adapter registry: the one path from an adapter id to a manifest and a runnable class.
 
-Sources, in order of precedence (an id belongs to the first source that claims it):
+Every caller — ``corral run``/``chat``/``record``/``conformance``/``adapters``, the service's
+session manager and the conformance targets — resolves ids through :meth:`Registry.resolve`.
+
+Manifests (data) come from:
 
 1. built-in manifests, JSON files shipped in ``corral/registry/builtin/``;
-2. custom manifests saved under ``home_dir()/adapters/*.json`` (an id taken by a built-in is refused);
-3. drop-in adapter modules from ``home_dir()/ext_adapters/`` (or ``$CORRAL_EXT_ADAPTERS_DIR``) and
-   adapters from the ``corral.adapters`` entry-point group; each class gets a synthesized manifest.
+2. custom manifests saved under ``home_dir()/adapters/*.json`` (an id taken by a built-in is refused).
 
-The Python class that drives an entry (:meth:`Registry.adapter_class`) is the drop-in's own class,
-or else the driver registered for the manifest's protocol under entry-point group ``corral.drivers``.
+Classes (what makes an id runnable) come through one hook, ``register_adapters(register)``
+(see :mod:`corral.registry._dropins`), called for, in order:
+
+1. corral's own adapters (:func:`corral.adapters.register_adapters`), attached to their manifests;
+2. drop-in modules from ``home_dir()/ext_adapters/`` (or ``$CORRAL_EXT_ADAPTERS_DIR``);
+3. the ``corral.adapters`` entry-point group;
+4. ``$CORRAL_EXTRA_ADAPTERS`` (``module:Class,…``) and classes a caller passes as ``adapters=``:
+   these are the caller's deliberate choice and may replace a built-in class.
+
+A class registered without a manifest gets one synthesized from its identity attributes. A manifest
+with no class may still be driven by the driver registered for its protocol under the
+``corral.drivers`` entry-point group; otherwise it is listed with ``runnable: false`` and the
+reason, and shows no capability: capabilities come only from a runnable class's ``cap_*`` flags.
 """
 
 from __future__ import annotations
@@ -16,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -24,39 +36,59 @@ from typing import Any, Literal
 import msgspec
 
 from .._paths import home_dir
-from ..adapters import builtin_adapter_class
+from ..adapters import register_adapters as register_builtin_adapters
 from ..adapters.base import BaseAdapter
 from ..errors import AdapterNotFoundError, ConfigError, ManifestError
 from ..events import Capabilities
 from ..manifests import PROTOCOLS, Manifest, Violation, parse_manifest, read_manifest_file
 from ._dropins import (
+    AdapterRef,
     EntryPointSource,
     LoadProblem,
+    Registration,
+    collect,
     installed_entry_points,
     load_drivers,
     load_dropin_dir,
     load_entry_point_adapters,
+    load_ref,
+    load_references,
     manifest_for_class,
 )
 from ._lifecycle import Detection, detect_many
 
 log = logging.getLogger("corral.registry")
 
-Source = Literal["builtin", "custom", "dropin", "entry-point"]
+Source = Literal["builtin", "custom", "dropin", "entry-point", "extra"]
+EXTRA_ADAPTERS_ENV = "CORRAL_EXTRA_ADAPTERS"
+"""``module:Class`` entries, comma-separated, registered on top of everything else (test hook)."""
 
 
 class RegistryEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One adapter the registry knows: its manifest, where it came from, its own class if any."""
+    """One adapter the registry knows: its manifest, where it came from, its registered class."""
 
     manifest: Manifest
     source: Source
     origin: str
     """The file or entry point it was loaded from."""
-    adapter_class: type[BaseAdapter] | None = None
+    ref: AdapterRef | None = None
+    """The class registered for this id (or its lazy ``module:Class``); ``None`` for a manifest."""
 
     @property
     def id(self) -> str:
         return self.manifest.id
+
+    @property
+    def adapter_class(self) -> type[BaseAdapter] | None:
+        """The registered class when it is already imported (drop-ins, entry points, extras)."""
+        return self.ref if isinstance(self.ref, type) else None
+
+
+class Runnable(msgspec.Struct, frozen=True, kw_only=True):
+    """Whether an entry can run, and if not, why."""
+
+    runnable: bool
+    reason: str | None = None
 
 
 def load_builtin_manifests() -> list[Manifest]:
@@ -76,8 +108,17 @@ def default_ext_dir(home: Path | None = None) -> Path:
     return (home if home is not None else home_dir()) / "ext_adapters"
 
 
+def _extra_refs() -> list[str]:
+    return [r.strip() for r in os.environ.get(EXTRA_ADAPTERS_ENV, "").split(",") if r.strip()]
+
+
 class Registry:
-    """All adapters corral can launch. Build one per use; it reads the disk when constructed."""
+    """All adapters corral knows. Build one per use; it reads the disk when constructed.
+
+    ``adapters`` registers classes the caller chooses (tests, embedders); ``use_env=False`` ignores
+    ``$CORRAL_EXTRA_ADAPTERS``; ``entry_points=None`` ignores installed entry points;
+    ``ext_dir=None`` means the default drop-in directory, ``use_dropins=False`` none at all.
+    """
 
     def __init__(
         self,
@@ -85,12 +126,17 @@ class Registry:
         home: Path | None = None,
         ext_dir: Path | None = None,
         entry_points: EntryPointSource | None = installed_entry_points,
+        adapters: Mapping[str, type[BaseAdapter]] | None = None,
+        use_env: bool = True,
+        use_dropins: bool = True,
     ) -> None:
         self.home = home if home is not None else home_dir()
         self.custom_dir = self.home / "adapters"
         self.ext_dir = ext_dir if ext_dir is not None else default_ext_dir(self.home)
         self._entry_points = entry_points
         self._entries: dict[str, RegistryEntry] = {}
+        self._aliases: dict[str, str] = {}
+        self._loaded: dict[str, tuple[type[BaseAdapter] | None, str | None]] = {}
         self._drivers: dict[str, type[BaseAdapter]] | None = None
         self.problems: list[LoadProblem] = []
         for manifest in load_builtin_manifests():
@@ -99,9 +145,22 @@ class Registry:
                 source="builtin",
                 origin=f"corral/registry/builtin/{manifest.id}.json",
             )
+        for reg in collect(register_builtin_adapters, "corral.adapters"):
+            self._add(reg, "builtin", replace=True)
         self.builtin_ids = frozenset(self._entries)
         self._load_custom()
-        self._load_python_adapters()
+        if use_dropins:
+            self._add_all(*load_dropin_dir(self.ext_dir), source="dropin")
+        if entry_points is not None:
+            self._add_all(*load_entry_point_adapters(entry_points), source="entry-point")
+        if use_env:
+            self._add_all(*load_references(_extra_refs(), EXTRA_ADAPTERS_ENV), source="extra")
+        if adapters:
+            explicit = [
+                Registration(agent_id=agent_id, ref=cls, origin="adapters=")
+                for agent_id, cls in adapters.items()
+            ]
+            self._add_all(explicit, [], source="extra")
 
     # ── loading ──
     def _problem(self, origin: str, message: str) -> None:
@@ -124,39 +183,49 @@ class Registry:
                 manifest=manifest, source="custom", origin=str(path)
             )
 
-    def _load_python_adapters(self) -> None:
-        candidates, problems = load_dropin_dir(self.ext_dir)
-        sources: list[Source] = ["dropin"] * len(candidates)
+    def _add_all(
+        self, found: list[Registration], problems: list[LoadProblem], *, source: Source
+    ) -> None:
         self.problems += problems
-        if self._entry_points is not None:
-            more, problems = load_entry_point_adapters(self._entry_points)
-            candidates += more
-            sources += ["entry-point"] * len(more)
-            self.problems += problems
-        for cand, source in zip(candidates, sources, strict=True):
-            cls = cand.adapter_class
-            label = f"{cand.origin} ({cls.__qualname__})"
-            if cls.agent_id in self.builtin_ids:
-                self._problem(label, f"id {cls.agent_id!r} collides with a built-in adapter")
-                continue
-            if cls.agent_id in self._entries:
-                self._problem(label, f"id {cls.agent_id!r} is already registered")
-                continue
-            try:
-                manifest = manifest_for_class(cls)
-            except ManifestError as exc:
-                self._problem(label, str(exc))
-                continue
-            self._entries[cls.agent_id] = RegistryEntry(
-                manifest=manifest, source=source, origin=cand.origin, adapter_class=cls
+        for reg in found:
+            self._add(reg, source, replace=source == "extra")
+
+    def _add(self, reg: Registration, source: Source, *, replace: bool) -> None:
+        label = reg.origin if isinstance(reg.ref, str) else f"{reg.origin} ({reg.ref.__qualname__})"
+        existing = self._entries.get(reg.agent_id)
+        if existing is not None and not replace:
+            why = (
+                "collides with a built-in adapter"
+                if existing.source == "builtin"
+                else f"is already registered ({existing.source}: {existing.origin})"
             )
+            self._problem(label, f"id {reg.agent_id!r} {why}")
+            return
+        if existing is not None:
+            manifest = existing.manifest
+        else:
+            try:
+                manifest = manifest_for_class(load_ref(reg.ref))
+            except (Exception, SystemExit) as exc:
+                self._problem(label, f"{type(exc).__name__}: {exc}")
+                return
+        self._entries[reg.agent_id] = RegistryEntry(
+            manifest=manifest, source=source, origin=reg.origin, ref=reg.ref
+        )
+        self._loaded.pop(reg.agent_id, None)
+        for alias in reg.aliases:
+            self._aliases[alias] = reg.agent_id
 
     # ── reading ──
     def __iter__(self) -> Iterator[RegistryEntry]:
         return iter(self.entries())
 
     def __contains__(self, adapter_id: object) -> bool:
-        return adapter_id in self._entries
+        return isinstance(adapter_id, str) and self.canonical_id(adapter_id) in self._entries
+
+    def canonical_id(self, adapter_id: str) -> str:
+        """The id an alias (``claude``) stands for; any other id unchanged."""
+        return self._aliases.get(adapter_id, adapter_id)
 
     def entries(self) -> list[RegistryEntry]:
         """Built-ins first (by id), then custom and Python adapters (by id)."""
@@ -164,7 +233,7 @@ class Registry:
 
     def get(self, adapter_id: str) -> RegistryEntry:
         try:
-            return self._entries[adapter_id]
+            return self._entries[self.canonical_id(adapter_id)]
         except KeyError:
             raise AdapterNotFoundError(adapter_id) from None
 
@@ -178,29 +247,67 @@ class Registry:
             self._drivers = load_drivers(source, PROTOCOLS) if source is not None else {}
         return self._drivers
 
+    def _load(self, entry: RegistryEntry) -> tuple[type[BaseAdapter] | None, str | None]:
+        if entry.id in self._loaded:
+            return self._loaded[entry.id]
+        result: tuple[type[BaseAdapter] | None, str | None]
+        if entry.ref is not None:
+            try:
+                result = (load_ref(entry.ref), None)
+            except (Exception, SystemExit) as exc:
+                result = (None, f"its class {entry.ref} fails to load: {type(exc).__name__}: {exc}")
+        else:
+            profile = entry.manifest.structured
+            driver = self.drivers().get(profile.protocol) if profile is not None else None
+            if driver is not None:
+                result = (driver, None)
+            elif profile is not None:
+                result = (
+                    None,
+                    f"a {entry.source} manifest with no driver class: no adapter is registered "
+                    f"for this id and no {profile.protocol!r} driver is installed "
+                    "(entry-point group corral.drivers)",
+                )
+            else:
+                result = (
+                    None,
+                    f"a {entry.source} manifest with no structured protocol and no adapter class",
+                )
+        self._loaded[entry.id] = result
+        return result
+
     def adapter_class(self, adapter_id: str) -> type[BaseAdapter] | None:
-        """The class that drives ``adapter_id``: its own (drop-in) class, corral's built-in class
-        for a built-in id, else its protocol's driver."""
+        """The class that drives ``adapter_id``, or ``None`` when it cannot run."""
+        return self._load(self.get(adapter_id))[0]
+
+    def runnable(self, adapter_id: str) -> Runnable:
+        cls, reason = self._load(self.get(adapter_id))
+        return Runnable(runnable=cls is not None, reason=reason)
+
+    def resolve(self, adapter_id: str) -> type[BaseAdapter]:
+        """The class to launch for ``adapter_id`` (aliases accepted).
+
+        Raises :class:`AdapterNotFoundError` for an unknown id, and for a listed one that cannot
+        run (``.reason`` says why).
+        """
         entry = self.get(adapter_id)
-        if entry.adapter_class is not None:
-            return entry.adapter_class
-        builtin = builtin_adapter_class(adapter_id) if entry.source == "builtin" else None
-        if builtin is not None:
-            return builtin
-        profile = entry.manifest.structured
-        return self.drivers().get(profile.protocol) if profile is not None else None
+        cls, reason = self._load(entry)
+        if cls is None:
+            raise AdapterNotFoundError(adapter_id, reason or "no adapter class")
+        return cls
+
+    __call__ = resolve
 
     def capabilities(self, adapter_id: str) -> tuple[Capabilities, str]:
         """The capabilities to show and where they come from.
 
-        An entry with its own class reports the class's ``cap_*`` claims (``"adapter-class"``);
-        a structured manifest reports its protocol's ceiling (``"protocol"``); otherwise none.
+        Only a runnable entry has capabilities: its class's ``cap_*`` flags (``"adapter-class"``),
+        the claims the real-CLI conformance runs check. A manifest that cannot run shows none
+        (``"none"``): a protocol's ceiling is not something any run has shown.
         """
-        entry = self.get(adapter_id)
-        if entry.adapter_class is not None:
-            return entry.adapter_class.capabilities(), "adapter-class"
-        if entry.manifest.structured is not None:
-            return entry.manifest.structured.spec.capabilities, "protocol"
+        cls = self.adapter_class(adapter_id)
+        if cls is not None:
+            return cls.capabilities(), "adapter-class"
         return Capabilities(), "none"
 
     # ── custom manifests ──

@@ -3,8 +3,11 @@
 Pure lookups on the file system: nothing is started here. Every input that depends on the host
 (``PATH``, ``PATHEXT``, the platform) is a parameter, so a Windows lookup can be exercised on Linux.
 
-Search order: the directories of ``PATH``, then corral's pinned-agents cache
-(``cache_dir()/agents/<name>/<version>/node_modules/.bin`` and ``…/venv/bin``, newest version first).
+Search order — the one lookup shared by detect, probe, verify, repair and every adapter's launch
+(:func:`corral.adapters.base.find_binary`): corral's pinned install of the name when it is complete
+(the rule of :func:`corral.agents.locate`), then the directories of ``PATH``, then any other version
+in the pinned-agents cache (``cache_dir()/agents/<name>/<version>/node_modules/.bin`` and
+``…/venv/bin``, newest version first).
 """
 
 from __future__ import annotations
@@ -17,8 +20,6 @@ from pathlib import Path
 from typing import Literal
 
 import msgspec
-
-from .._paths import cache_dir
 
 HostPlatform = Literal["linux", "macos", "windows"]
 
@@ -55,7 +56,9 @@ def pinned_bin_dirs(name: str, *, cache: Path | None = None) -> list[Path]:
     The layout (``agents/<name>/<version>/node_modules/.bin`` for npm packages,
     ``…/venv/bin`` for PyPI ones) is owned by ``corral agents``; this is the registry's read side.
     """
-    root = (cache if cache is not None else cache_dir()) / "agents" / name
+    from ..agents._layout import agents_root
+
+    root = (cache / "agents" if cache is not None else agents_root()) / name
     if not root.is_dir():
         return []
     versions = sorted(
@@ -68,6 +71,17 @@ def pinned_bin_dirs(name: str, *, cache: Path | None = None) -> list[Path]:
             if candidate.is_dir():
                 dirs.append(candidate)
     return dirs
+
+
+def pinned_executable(name: str) -> Path | None:
+    """corral's pinned install of agent executable ``name`` when that install is complete."""
+    from ..agents import pinned
+    from ..agents._layout import agents_root, locate_in
+
+    for pin in pinned():
+        if name == pin.bin:
+            return locate_in(pin, agents_root())
+    return None
 
 
 def _candidates(name: str, platform: HostPlatform, pathext: str | None) -> list[str]:
@@ -109,7 +123,8 @@ def resolve_executable_path(
 
     ``path`` and ``pathext`` default to the environment's ``PATH``/``PATHEXT``; ``platform`` to
     this host. A name containing a directory separator is checked as given. ``extra_dirs``
-    (default: :func:`pinned_bin_dirs` of ``name``) are searched after ``PATH``.
+    (pinned directories) are searched before ``PATH``; by default, the complete pinned install of
+    ``name`` (:func:`pinned_executable`) comes first and :func:`pinned_bin_dirs` after ``PATH``.
     """
     plat = platform or current_platform()
     if path is None:
@@ -128,11 +143,19 @@ def resolve_executable_path(
         return None
 
     pathsep = ";" if plat == "windows" else ":"
-    searched: list[tuple[Path, Literal["path", "pinned"]]] = [
+    on_path: list[tuple[Path, Literal["path", "pinned"]]] = [
         (Path(d), "path") for d in path.split(pathsep) if d
     ]
-    pins = pinned_bin_dirs(name) if extra_dirs is None else list(extra_dirs)
-    searched += [(d, "pinned") for d in pins]
+    searched: list[tuple[Path, Literal["path", "pinned"]]]
+    if extra_dirs is None:
+        pinned = pinned_executable(name)
+        if pinned is not None and _is_launchable(pinned, plat):
+            return ResolvedExecutable(
+                name=name, path=str(pinned), argv=_launch_argv(str(pinned), plat), source="pinned"
+            )
+        searched = on_path + [(d, "pinned") for d in pinned_bin_dirs(name)]
+    else:
+        searched = [(d, "pinned") for d in extra_dirs] + on_path
     for directory, source in searched:
         for cand in candidates:
             full = directory / cand

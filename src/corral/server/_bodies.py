@@ -8,7 +8,7 @@ import msgspec
 
 from ..adapters.base import Attachment
 from ..events import ApprovalDecision
-from ..sessions import PermissionPolicy
+from ..intents import Intent
 
 
 class CreateSession(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -16,8 +16,11 @@ class CreateSession(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     model: str | None = None
     effort: str | None = None
     cwd: str | None = None
-    permission_policy: PermissionPolicy = PermissionPolicy.WORK
-    intent: str | None = None
+    intent: Intent | None = None
+    """ask | review | work | act-pr | full (docs/intents.md); refused with 422 ``intent_refused``
+    where the adapter cannot enforce it. Absent: the vendor's own default behaviour."""
+    allowed_commands: tuple[str, ...] = ()
+    """The project's allowed command prefixes (with ``intent`` work or act-pr)."""
     start: bool = True
 
 

@@ -14,6 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
+from . import _adapters_api, _files_api, _models_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -37,6 +38,10 @@ _TYPES: tuple[Any, ...] = (
     SessionStatus,
     ViewState,
     Envelope,
+    *_adapters_api.OPENAPI_TYPES,
+    *_models_api.OPENAPI_TYPES,
+    *_files_api.OPENAPI_TYPES,
+    *_overview_api.OPENAPI_TYPES,
 )
 
 
@@ -73,7 +78,7 @@ def _op(
     op["responses"][status] = ok
     op["responses"]["default"] = {"description": "An error", **_json(_ref("ErrorBody"))}
     if mutating:
-        op["security"] = [{}, {"bearer": []}]
+        op["description"] = "Requires `Content-Type: application/json`."
     return op
 
 
@@ -83,8 +88,44 @@ def _paths() -> dict[str, dict[str, Any]]:
     ok = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
     s, p = "/api/sessions/{session_id}", "/api/prompts/{prompt_id}"
     return {
-        "/api/health": {"get": _op("Liveness and version")},
+        "/api/health": {"get": {**_op("Liveness and version"), "security": []}},
+        "/api/auth/codes": {
+            "post": _op(
+                "A new one-time login code and its URL (GET /auth/login?code=… sets the cookie)",
+                returns={
+                    "type": "object",
+                    "properties": {"code": {"type": "string"}, "url": {"type": "string"}},
+                },
+                mutating=True,
+            )
+        },
         "/api/openapi.json": {"get": _op("This document")},
+        "/api/adapters": {
+            "get": _op(
+                "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
+                query=(("refresh", "boolean"),),
+                returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/adapters/{adapter_id}/models": {
+            "get": _op(
+                "The models an adapter lists live (adapters with provides_models), else why not",
+                params=("adapter_id",),
+                returns=_ref("ModelList"),
+            )
+        },
+        "/api/overview": {
+            "get": _op(
+                "Every session with attention, pending cards, usage and last activity",
+                returns={"type": "array", "items": _ref("SessionOverview")},
+            )
+        },
+        "/api/adapters/{adapter_id}": {
+            "get": _op(
+                "An adapter's enforceable intents, launch options and capabilities",
+                params=("adapter_id",),
+            )
+        },
         "/api/sessions": {
             "get": _op("List sessions", returns={"type": "array", "items": session}),
             "post": _op(
@@ -130,6 +171,14 @@ def _paths() -> dict[str, dict[str, Any]]:
                     }
                 },
             }
+        },
+        f"{s}/files": {
+            "get": _op(
+                "@file completions: project files whose path contains q (inside the cwd only)",
+                params=sid,
+                query=(("q", "string"),),
+                returns=_ref("FileMatches"),
+            )
         },
         f"{s}/status": {"get": _op("A fresh status", params=sid, returns=_ref("SessionStatus"))},
         f"{s}/start": {
@@ -213,14 +262,21 @@ def openapi_document() -> dict[str, Any]:
             "description": "Sessions, the durable prompt queue and their event streams.",
         },
         "paths": _paths(),
+        "security": [{"bearer": []}, {"cookie": []}],
         "components": {
             "schemas": components,
             "securitySchemes": {
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "Required on mutating requests when bound beyond loopback.",
-                }
+                    "description": "The service token (the file `token` in the corral home).",
+                },
+                "cookie": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "corral_auth",
+                    "description": "Set by GET /auth/login?code=<one-time code>.",
+                },
             },
         },
     }

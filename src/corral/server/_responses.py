@@ -7,18 +7,35 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
+from .._redact import redact
 from ..errors import (
     AdapterNotFoundError,
     ConfigError,
     CorralError,
+    IntentRefused,
     PromptNotFoundError,
     QueueError,
     QueueFullError,
     SessionError,
     SessionNotFoundError,
+    UnsupportedOperation,
 )
 
 _encoder = msgspec.json.Encoder()
+
+
+class Refusal(Exception):
+    """The service refuses a request at its edge: answered as ``status`` with a JSON error body."""
+
+    def __init__(self, status: int, kind: str, message: str, **detail: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+        self.detail = detail
+
+    def response(self) -> Response:
+        return error_response(self.status, self.kind, self.message, **self.detail)
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -30,6 +47,18 @@ def error_response(status: int, kind: str, message: str, **detail: Any) -> Respo
 
 
 def corral_error_response(exc: CorralError) -> Response:
+    if isinstance(exc, IntentRefused):
+        body = {
+            "error": str(exc),
+            "type": type(exc).__name__,
+            "code": "intent_refused",
+            "detail": {"adapter_id": exc.adapter_id, "intent": exc.intent, "reason": exc.reason},
+        }
+        return json_response(body, 422)
+    if isinstance(exc, UnsupportedOperation):
+        return error_response(
+            422, type(exc).__name__, str(exc), adapter_id=exc.adapter_id, operation=exc.operation
+        )
     if isinstance(exc, SessionNotFoundError | AdapterNotFoundError | PromptNotFoundError):
         status = 404
     elif isinstance(exc, QueueFullError):
@@ -42,4 +71,4 @@ def corral_error_response(exc: CorralError) -> Response:
         status = 400
     else:
         status = 500
-    return error_response(status, type(exc).__name__, str(exc))
+    return error_response(status, type(exc).__name__, redact(str(exc)))

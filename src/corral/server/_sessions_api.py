@@ -1,4 +1,8 @@
-"""REST routes for sessions, their prompt queue, approvals/answers, lifecycle and view state."""
+"""REST routes for sessions, their prompt queue, approvals/answers, lifecycle and view state.
+
+Every body is decoded by :func:`_body` (msgspec validates it, :func:`._limits.check_fields` bounds
+its fields); a ``cwd`` and attachment paths are confined by :mod:`._confine`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..adapters.base import supported_options
 from ..sessions import SessionManager, SessionSpec, ViewState
 from ._bodies import (
     ApprovalAnswer,
@@ -18,7 +23,9 @@ from ._bodies import (
     SendPrompt,
     ViewUpdate,
 )
-from ._responses import json_response
+from ._confine import check_cwd, confine_attachments
+from ._limits import Limits, check_fields
+from ._responses import Refusal, json_response
 
 T = TypeVar("T")
 
@@ -29,7 +36,17 @@ def _manager(request: Request) -> SessionManager:
 
 
 async def _body(request: Request, kind: type[T]) -> T:
-    return msgspec.json.decode(await request.body() or b"{}", type=kind)
+    try:
+        body = msgspec.json.decode(await request.body() or b"{}", type=kind)
+    except RecursionError:
+        raise Refusal(422, "ValidationError", "the request body is nested too deeply") from None
+    limits: Limits = request.app.state.limits
+    check_fields(body, limits)
+    return body
+
+
+def _project(request: Request, session_id: str) -> str | None:
+    return _manager(request).get_session(session_id).cwd
 
 
 def _sid(request: Request) -> str:
@@ -40,19 +57,35 @@ def _pid(request: Request) -> str:
     return str(request.path_params["prompt_id"])
 
 
+async def show_adapter(request: Request) -> Response:
+    """What an adapter takes at launch: its enforceable intents and launch options (as data)."""
+    cls = _manager(request).resolver(str(request.path_params["adapter_id"]))
+    return json_response(
+        {
+            "id": cls.agent_id,
+            "display_name": cls.display_name,
+            "enforceable_intents": sorted(i.value for i in cls.enforceable_intents),
+            "intent_refusals": dict(cls.intent_refusals),
+            "launch_options": sorted(supported_options(cls)),
+            "capabilities": cls.capabilities(),
+        }
+    )
+
+
 async def list_sessions(request: Request) -> Response:
     return json_response(_manager(request).list_sessions())
 
 
 async def create_session(request: Request) -> Response:
     body = await _body(request, CreateSession)
+    check_cwd(body.cwd)
     spec = SessionSpec(
         adapter_id=body.adapter_id,
         model=body.model,
         effort=body.effort,
         cwd=body.cwd,
-        permission_policy=body.permission_policy,
         intent=body.intent,
+        allowed_commands=body.allowed_commands,
     )
     record = await _manager(request).create_session(spec, start=body.start)
     return json_response(record, 201)
@@ -65,7 +98,11 @@ async def show_session(request: Request) -> Response:
 
 
 async def transcript(request: Request) -> Response:
-    after = int(request.query_params.get("after", "0"))
+    raw = request.query_params.get("after", "0")
+    try:
+        after = int(raw)
+    except ValueError:
+        raise Refusal(422, "ValidationError", f"after must be an integer, not {raw!r}") from None
     return json_response(_manager(request).events(_sid(request), after=after))
 
 
@@ -100,9 +137,9 @@ async def list_prompts(request: Request) -> Response:
 
 async def send_prompt(request: Request) -> Response:
     body = await _body(request, SendPrompt)
-    prompt = _manager(request).send(
-        _sid(request), body.text, attachments=body.attachments, launch=body.launch
-    )
+    sid = _sid(request)
+    attachments = confine_attachments(body.attachments, _project(request, sid))
+    prompt = _manager(request).send(sid, body.text, attachments=attachments, launch=body.launch)
     return json_response(prompt, 201)
 
 
@@ -152,14 +189,19 @@ async def get_view(request: Request) -> Response:
 
 async def put_view(request: Request) -> Response:
     body = await _body(request, ViewUpdate)
+    sid = _sid(request)
     fields: dict[str, Any] = msgspec.structs.asdict(body)
-    return json_response(_manager(request).save_view(_sid(request), ViewState(**fields)))
+    fields["draft_attachments"] = confine_attachments(
+        body.draft_attachments, _project(request, sid)
+    )
+    return json_response(_manager(request).save_view(sid, ViewState(**fields)))
 
 
 S = "/api/sessions/{session_id}"
 P = "/api/prompts/{prompt_id}"
 
 ROUTES = [
+    Route("/api/adapters/{adapter_id}", show_adapter, methods=["GET"]),
     Route("/api/sessions", list_sessions, methods=["GET"]),
     Route("/api/sessions", create_session, methods=["POST"]),
     Route(S, show_session, methods=["GET"]),

@@ -8,7 +8,6 @@ delivery semantics (at-most-once, *indeterminate* after a crash, never replayed 
 from ._hub import SeqGate
 from ._manager import SessionManager
 from ._models import (
-    PermissionPolicy,
     PromptRecord,
     PromptState,
     SessionRecord,
@@ -18,13 +17,12 @@ from ._models import (
     ViewState,
 )
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
-from ._resolve import AdapterResolver, Resolver, load_class
+from ._resolve import AdapterResolver, Resolver
 from ._store import SessionStore
 
 __all__ = [
     "DEFAULT_QUEUE_LIMIT",
     "AdapterResolver",
-    "PermissionPolicy",
     "PromptQueue",
     "PromptRecord",
     "PromptState",
@@ -37,5 +35,4 @@ __all__ = [
     "SessionStatus",
     "SessionStore",
     "ViewState",
-    "load_class",
 ]

@@ -22,8 +22,11 @@ from typing import Any
 import msgspec
 
 from .. import _db
-from ..adapters.base import Attachment, BaseAdapter, construct
-from ..errors import SessionError, UnsupportedOperation
+from .._paths import directory_problem
+from .._redact import redact, redact_event, redact_optional
+from ..adapters._options import LaunchOptions
+from ..adapters.base import Attachment, BaseAdapter, check_options, construct
+from ..errors import ConfigError, SessionError, UnsupportedOperation
 from ..events import (
     ApprovalDecision,
     EndReason,
@@ -34,6 +37,7 @@ from ..events import (
     SessionStarted,
     StatusChanged,
 )
+from . import _launch_policy
 from ._hub import Hub
 from ._models import (
     LIVE_STATES,
@@ -121,7 +125,7 @@ class SessionManager:
         if seq is None:
             seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
             self._sequencers[session_id] = seq
-        envelope = seq.wrap(event, source=source or CORRAL_SOURCE)
+        envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
         try:
             self.store.append_events([envelope])
         except sqlite3.Error:
@@ -169,7 +173,27 @@ class SessionManager:
         return self.store.get(session_id)
 
     async def create_session(self, spec: SessionSpec, *, start: bool = True) -> SessionRecord:
-        self.resolver(spec.adapter_id)  # unknown adapters fail before anything is stored
+        # Unknown adapters, unenforceable intents and unsupported options fail before anything
+        # is stored (sec: the directory is checked for a problem first); the options are
+        # normalised once (an absolute, existing cwd).
+        cls = self.resolver(spec.adapter_id)
+        if spec.cwd is not None and (problem := directory_problem(spec.cwd)):
+            raise ConfigError(problem)
+        options = LaunchOptions.create(
+            cwd=spec.cwd,
+            model=spec.model,
+            effort=spec.effort,
+            intent=spec.intent,
+            allowed_commands=spec.allowed_commands,
+        )
+        check_options(cls, options)
+        # A given cwd is stored absolute; none stays none (the agent runs where corral runs).
+        spec = msgspec.structs.replace(
+            spec,
+            cwd=options.cwd if spec.cwd is not None else None,
+            intent=options.intent,
+            allowed_commands=options.allowed_commands,
+        )
         record = self.store.create(spec)
         if start:
             await self.start(record.id)
@@ -182,24 +206,25 @@ class SessionManager:
                 raise SessionError(f"session {session_id} is already running", session_id)
             self._check_writer(session_id)
             cls = self.resolver(record.adapter_id)
-            offered: dict[str, Any] = {
-                "cwd": record.cwd,
-                "model": record.model,
-                "effort": record.effort,
-                "on_session_id": lambda agent_sid: self.store.update(
+            options = LaunchOptions.create(
+                cwd=record.cwd,
+                model=record.model,
+                effort=record.effort,
+                intent=record.intent,
+                allowed_commands=record.allowed_commands,
+                resume_session_id=record.agent_session_id if resume else None,
+                on_session_id=lambda agent_sid: self.store.update(
                     session_id, agent_session_id=agent_sid
                 ),
-            }
-            if resume and record.agent_session_id:
-                offered["resume_session_id"] = record.agent_session_id
+            )
+            adapter = construct(cls, options)  # refuses before the state changes
             self.store.update(session_id, state=SessionState.STARTING, owner_pid=os.getpid())
-            adapter = construct(cls, **offered)
             try:
                 info = await asyncio.wait_for(adapter.start(session_id), self.start_timeout)
             except Exception as exc:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(adapter.stop(), 5)
-                message = f"{type(exc).__name__}: {exc}"
+                message = redact(f"{type(exc).__name__}: {exc}")
                 self.emit(session_id, SessionEnded(reason=EndReason.FAILED, message=message))
                 self.store.update(session_id, state=SessionState.FAILED, last_error=message)
                 raise SessionError(f"could not start session: {message}", session_id) from exc
@@ -318,6 +343,10 @@ class SessionManager:
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)
         self._check_writer(session_id)
+        if launch:
+            cls = self.resolver(record.adapter_id)
+            can_set_model = cls.set_model is not BaseAdapter.set_model
+            _launch_policy.check(record, launch, can_set_model=can_set_model)
         prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
         self._emit_prompt(prompt)
         self._wake(session_id)
@@ -402,7 +431,8 @@ class SessionManager:
                 del self._runners[session_id]
             failed = reason == EndReason.FAILED
             state = SessionState.FAILED if failed else SessionState.ENDED
-            self.store.update(session_id, state=state, last_error=message if failed else None)
+            last_error = redact_optional(message) if failed else None
+            self.store.update(session_id, state=state, last_error=last_error)
 
         def emit(event: Event) -> Envelope:
             return self.emit(session_id, event, source=adapter.agent_id)

@@ -9,19 +9,7 @@ from typing import Any
 import msgspec
 
 from ..adapters.base import Attachment
-
-
-class PermissionPolicy(StrEnum):
-    """What the agent may do in a session (seed 002's launch intents plus seed 001's Ask)."""
-
-    WORK = "work"
-    """Edit files and run commands in the working directory."""
-    ACT_PR = "act-pr"
-    """Work, and also commit, push and open a pull request."""
-    REVIEW = "review"
-    """Read and comment; no edits."""
-    ASK = "ask"
-    """Strictly read-only, offered only where the adapter can enforce it."""
+from ..intents import Intent
 
 
 class SessionState(StrEnum):
@@ -75,8 +63,10 @@ class SessionSpec(msgspec.Struct, frozen=True, kw_only=True):
     model: str | None = None
     effort: str | None = None
     cwd: str | None = None
-    permission_policy: PermissionPolicy = PermissionPolicy.WORK
-    intent: str | None = None
+    intent: Intent | None = None
+    """What the agent may do (docs/intents.md); ``None`` is the vendor's own default behaviour."""
+    allowed_commands: tuple[str, ...] = ()
+    """The project's allowed command prefixes (seed 002 ``AGENT_COMMANDS``), with ``intent``."""
 
 
 class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,8 +75,8 @@ class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
     model: str | None
     effort: str | None
     cwd: str | None
-    permission_policy: PermissionPolicy
-    intent: str | None
+    intent: Intent | None
+    allowed_commands: tuple[str, ...]
     state: SessionState
     agent_session_id: str | None
     agent_info: dict[str, Any] | None
@@ -104,7 +94,8 @@ class PromptRecord(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     attachments: tuple[Attachment, ...]
     launch: dict[str, Any]
-    """The launch policy the prompt was queued with (model, effort, permission overrides…)."""
+    """The launch policy the prompt was queued with (``model``, ``effort``, ``intent``); checked
+    when queued and applied at delivery (see :mod:`corral.sessions._launch_policy`)."""
     version: int
     attempts: int
     error: str | None

@@ -9,6 +9,12 @@ The delivery loop hands the next queued prompt to the adapter whenever no turn i
 bookkeeping follows :mod:`corral.sessions._queue`: ``sending`` is committed before the hand-over,
 ``delivered`` at the ack point, and a hand-over cut short (kill, crash of the pump) becomes
 ``indeterminate``.
+
+Under an intent, the pump checks every ``ApprovalRequested`` against it before anything else
+(:mod:`corral.intents`): a forbidden request is denied by corral at once and recorded as a
+``warning`` (code ``intent_denied``), never as an approval card; a granted one becomes the usual
+approval event for a person to answer. At delivery, a prompt's launch policy is applied
+(:mod:`corral.sessions._launch_policy`).
 """
 
 from __future__ import annotations
@@ -18,8 +24,10 @@ import contextlib
 import sqlite3
 from collections.abc import Callable
 
+from ..adapters._options import guard_of
 from ..adapters.base import BaseAdapter
 from ..events import (
+    ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
     EndReason,
@@ -29,8 +37,9 @@ from ..events import (
     QuestionAsked,
     SessionEnded,
     TurnCompleted,
-    Warning,
+    WarningEvent,
 )
+from . import _launch_policy
 from ._models import PromptRecord, SessionState
 from ._queue import PromptQueue
 
@@ -72,6 +81,8 @@ class SessionRunner:
         self._acked: set[str] = set()
         self._pump_task: asyncio.Task[None] | None = None
         self._deliver_task: asyncio.Task[None] | None = None
+        self._guard = guard_of(adapter)
+        self._denials: set[asyncio.Task[None]] = set()
 
     # ── lifecycle ──
     def launch(self) -> None:
@@ -123,6 +134,8 @@ class SessionRunner:
             await self._finish(EndReason.FAILED, f"{type(exc).__name__}: {exc}", emitted=False)
 
     def _handle(self, event: Event) -> None:
+        if isinstance(event, ApprovalRequested) and self._deny_by_intent(event):
+            return
         self._emit(event)
         if isinstance(event, TurnCompleted):
             self.busy = False
@@ -137,6 +150,26 @@ class SessionRunner:
             self.pending_questions[event.request_id] = event
         elif isinstance(event, QuestionAnswered):
             self.pending_questions.pop(event.request_id, None)
+
+    def _deny_by_intent(self, event: ApprovalRequested) -> bool:
+        """Deny ``event`` when the session's intent forbids it (then it is never a card)."""
+        if self._guard is None:
+            return False
+        verdict = self._guard.check(event)
+        if verdict.allowed:
+            return False
+        message = self._guard.denial_message(event, verdict)
+        self._emit(WarningEvent(message=message, code="intent_denied"))
+        task = asyncio.create_task(self._send_denial(event.request_id, message))
+        self._denials.add(task)
+        task.add_done_callback(self._denials.discard)
+        return True
+
+    async def _send_denial(self, request_id: str, message: str) -> None:
+        try:
+            await self.adapter.respond_approval(request_id, ApprovalDecision.DENY, message=message)
+        except Exception as exc:
+            self._emit(WarningEvent(message=f"could not deny {request_id}: {exc}"))
 
     async def _finish(self, reason: EndReason, message: str | None, *, emitted: bool) -> None:
         if self._deliver_task is not None:
@@ -168,6 +201,9 @@ class SessionRunner:
     async def _hand_over(self, prompt: PromptRecord) -> None:
         attachments = list(prompt.attachments) or None
         try:
+            model = _launch_policy.model_to_apply(prompt.launch)
+            if model is not None and model != getattr(self.adapter, "model", None):
+                await self.adapter.set_model(model)
             await self.adapter.send_acknowledged(
                 prompt.text, attachments, ack=lambda: self._ack(prompt.id)
             )
@@ -177,12 +213,14 @@ class SessionRunner:
             raise
         except Exception as exc:
             if prompt.id in self._acked:
-                self._emit(Warning(message=f"after accepting prompt {prompt.id}: {exc}"))
+                self._emit(WarningEvent(message=f"after accepting prompt {prompt.id}: {exc}"))
                 return
             try:
                 self._emit_prompt(self.queue.mark_failed(prompt.id, f"{type(exc).__name__}: {exc}"))
             except sqlite3.Error as db_exc:
-                self._emit(Warning(message=f"could not record failure of {prompt.id}: {db_exc}"))
+                self._emit(
+                    WarningEvent(message=f"could not record failure of {prompt.id}: {db_exc}")
+                )
             self.busy = False
             self._set_state(SessionState.IDLE)
             self._idle.set()
@@ -199,7 +237,7 @@ class SessionRunner:
         except sqlite3.Error as exc:
             self.unrecorded_acks.append(prompt_id)
             self._emit(
-                Warning(
+                WarningEvent(
                     code="history_write_failed",
                     message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
                     " it will not be sent again",

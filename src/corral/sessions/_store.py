@@ -14,8 +14,8 @@ from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
 from ..errors import SessionNotFoundError
 from ..events import Envelope, decode_envelope, encode
+from ..intents import Intent
 from ._models import (
-    PermissionPolicy,
     SessionRecord,
     SessionSpec,
     SessionState,
@@ -38,16 +38,16 @@ class SessionStore:
         now = to_db_time(utcnow())
         with transaction(self.conn):
             self.conn.execute(
-                """INSERT INTO sessions (id, adapter_id, model, effort, cwd, permission_policy,
-                   intent, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)""",
+                """INSERT INTO sessions (id, adapter_id, model, effort, cwd, intent,
+                   allowed_commands, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)""",
                 (
                     sid,
                     spec.adapter_id,
                     spec.model,
                     spec.effort,
                     spec.cwd,
-                    PermissionPolicy(spec.permission_policy).value,
-                    spec.intent,
+                    Intent(spec.intent).value if spec.intent is not None else None,
+                    msgspec.json.encode(list(spec.allowed_commands)).decode(),
                     SessionState.CREATED.value,
                     now,
                     now,
@@ -191,8 +191,8 @@ def _session(row: sqlite3.Row) -> SessionRecord:
         model=row["model"],
         effort=row["effort"],
         cwd=row["cwd"],
-        permission_policy=PermissionPolicy(row["permission_policy"]),
-        intent=row["intent"],
+        intent=Intent(row["intent"]) if row["intent"] else None,
+        allowed_commands=tuple(msgspec.json.decode(row["allowed_commands"] or "[]")),
         state=SessionState(row["state"]),
         agent_session_id=row["agent_session_id"],
         agent_info=msgspec.json.decode(row["agent_info"]) if row["agent_info"] else None,

@@ -1,6 +1,9 @@
 """corral's public test kit: the scripted fake model server, the conformance suite
-(:mod:`corral.testing.conformance`) and :func:`require_agent` for tests that need a real CLI."""
+(:mod:`corral.testing.conformance`), :class:`Recording` / :class:`ReplayTransport` to play a recorded
+transcript into a real driver, and :func:`require_agent` for tests that need a real CLI. See
+``docs/testing.md``."""
 
+from ._replay import Recording, ReplayDivergence, ReplayTransport
 from ._require import require_agent
 from .fake_model import (
     ErrorSpec,
@@ -24,6 +27,9 @@ __all__ = [
     "FakeModelServer",
     "HoldSpec",
     "Match",
+    "Recording",
+    "ReplayDivergence",
+    "ReplayTransport",
     "Reply",
     "RequestLog",
     "RequestRecord",

@@ -1,7 +1,7 @@
 """Record OpenCode-server and Pi-RPC traffic from the real CLIs as parser fixtures.
 
-    python -m corral.testing._record_ocpi opencode text tool-write …   # or: all
-    python -m corral.testing._record_ocpi pi all
+    corral record opencode text --out tests/fixtures/transcripts     # or: all
+    corral record pi all --out tests/fixtures/transcripts
 
 Each scenario runs the driver (with its tap on) against the scripted model server, an isolated
 HOME and a fresh git repository, and writes ``tests/fixtures/transcripts/<cli>/<version>/
@@ -18,11 +18,9 @@ never overwrite each other's files. The line format is the one ``corral record``
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -33,27 +31,18 @@ from typing import Any
 from .. import agents
 from .._version import __version__
 from ..adapters.base import Attachment, BaseAdapter
+from ..errors import ConfigError
 from ..events import ApprovalRequested, Event, QuestionAsked, SessionEnded, TextDelta, TurnCompleted
 from ..redirect import redirect_for
+from ..registry import Registry
+from . import _transcript as transcript
+from ._transcript import Tape
 from .conformance._scenarios import PNG_1PX
 from .fake_model import FakeModelServer
 
-ROOT = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "transcripts"
+DEFAULT_OUT = Path("tests/fixtures/transcripts")
+"""Relative to the current directory: run from the repository root to update its fixtures."""
 MODEL = "fake-model"
-
-
-@dataclass
-class Recording:
-    lines: list[dict[str, Any]] = field(default_factory=list)
-
-    def tap(self, direction: str, data: bytes) -> None:
-        if direction == "exit":
-            self.lines.append({"dir": "exit", "code": int(data)})
-            return
-        try:
-            self.lines.append({"dir": direction, "line": json.loads(data)})
-        except ValueError:
-            self.lines.append({"dir": direction, "text": data.decode("utf-8", "replace")})
 
 
 Drive = Callable[[BaseAdapter], Awaitable[None]]
@@ -276,15 +265,9 @@ SCENARIOS: dict[str, RecScenario] = {
 
 
 def _adapter_class(cli: str) -> type[BaseAdapter]:
-    if cli == "opencode":
-        from ..adapters.opencode import OpenCodeAdapter
-
-        return OpenCodeAdapter
-    if cli == "pi":
-        from ..adapters.pi import PiAdapter
-
-        return PiAdapter
-    raise SystemExit(f"unknown cli {cli!r} (opencode or pi)")
+    if cli not in ("opencode", "pi"):
+        raise ConfigError(f"unknown cli {cli!r} (opencode or pi)")
+    return Registry().resolve(cli)
 
 
 def _argv_of(adapter: Any) -> list[str]:
@@ -314,13 +297,13 @@ def _version(binary: str) -> str:
     return parse_version(out.stdout + out.stderr) or "unknown"
 
 
-async def record(cli: str, name: str, out: Path = ROOT) -> Path:
+async def record(cli: str, name: str, out: Path = DEFAULT_OUT) -> Path:
     scenario = SCENARIOS[name]
     binary = agents.locate(cli)
     if binary is None:
-        raise SystemExit(f"{cli} is not installed (corral agents install {cli})")
+        raise ConfigError(f"{cli} is not installed (corral agents install {cli})")
     version = _version(str(binary))
-    rec = Recording()
+    rec = Tape()
     tmp = Path(tempfile.mkdtemp(prefix=f"corral-record-{cli}-"))
     try:
         home, repo = tmp / "home", tmp / "repo"
@@ -353,13 +336,6 @@ async def record(cli: str, name: str, out: Path = ROOT) -> Path:
             requests = len(server.requests)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    text = json.dumps(rec.lines, ensure_ascii=False)
-    text = text.replace(str(tmp), "/tmp/corral-record")
-    lines = json.loads(text)
-    target = out / cli / version
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
     meta = {
         "cli": cli,
         "version": version,
@@ -368,33 +344,18 @@ async def record(cli: str, name: str, out: Path = ROOT) -> Path:
         "description": scenario.description,
         "model_scenario": scenario.script,
         "init": scenario.init,
-        "argv": [a.replace(str(tmp), "/tmp/corral-record") for a in argv],
+        "argv": argv,
         "argv_extra": list(red.argv),
         "model_requests": requests,
         "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "corral_version": __version__,
-        "command": f"python -m corral.testing._record_ocpi {cli} {name}",
+        "command": f"corral record {cli} {name} --out {out}",
     }
-    path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
-    return path
+    scrub = {str(tmp): "/tmp/corral-record"}
+    return transcript.write(out, cli, version, name, rec.entries(), meta, scrub=scrub)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2:
-        print(__doc__)
-        return 2
-    cli, names = args[0], args[1:]
-    if names == ["all"]:
-        names = [n for n, s in SCENARIOS.items() if cli in s.agents]
-    for name in names:
-        if cli not in SCENARIOS[name].agents:
-            print(f"skip {name}: not a {cli} scenario", file=sys.stderr)
-            continue
-        path = asyncio.run(record(cli, name))
-        print(f"recorded {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def scenario_names(cli: str, wanted: str) -> list[str]:
+    """The recorder scenarios of ``cli`` named ``wanted`` (``all``: every one); [] when none."""
+    names = list(SCENARIOS) if wanted == "all" else [wanted]
+    return [n for n in names if n in SCENARIOS and cli in SCENARIOS[n].agents]

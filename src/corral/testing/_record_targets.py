@@ -5,7 +5,7 @@
 ``AGENT`` is a conformance target whose adapter has a transport ``tap`` (the ACP agents, codex,
 codex-exec, …) and ``SCENARIO`` a conformance scenario (``all``: every one the target can run). The
 scenario runs through the real adapter with the tap on; every line in both directions is written
-to ``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of :mod:`corral.testing.recorder`::
+to ``OUT/<agent>/<version>/<scenario>.jsonl`` in the layout of :mod:`corral.testing._recorder`::
 
     {"dir": "in",  "line": {...}}     a line corral wrote to the agent's stdin
     {"dir": "out", "line": {...}}     a line the agent printed on stdout
@@ -18,10 +18,6 @@ that does not pass is not written: fixtures record behaviour the driver handles.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,23 +27,10 @@ import msgspec
 from .._process import Direction
 from .._version import __version__
 from ..errors import ConfigError
+from . import _transcript as transcript
+from ._transcript import entry
 
 DEFAULT_OUT = Path("tests/fixtures/transcripts")
-
-
-def encode(lines: list[tuple[Direction, bytes]]) -> str:
-    out: list[str] = []
-    for direction, raw in lines:
-        if direction == "exit":
-            out.append(json.dumps({"dir": "exit", "code": int(raw)}))
-            continue
-        entry: dict[str, Any] = {"dir": direction}
-        try:
-            entry["line"] = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            entry["text"] = raw.decode("utf-8", errors="replace")
-        out.append(json.dumps(entry, ensure_ascii=False))
-    return "\n".join(out) + "\n"
 
 
 def _version(lines: list[tuple[Direction, bytes]], fallback: str) -> str:
@@ -99,10 +82,6 @@ async def record(agent: str, scenario: str, out: Path = DEFAULT_OUT) -> Path:
     if result.outcome is not Outcome.PASS:
         raise ConfigError(f"{agent} {scenario}: {result.outcome.value} ({result.reason})")
     version = _version(lines, get_pin(spec.redirect).version)
-    folder = out / agent / version
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{scenario}.jsonl"
-    path.write_text(encode(lines), encoding="utf-8")
     meta = {
         "cli": spec.redirect,
         "agent": agent,
@@ -114,40 +93,22 @@ async def record(agent: str, scenario: str, out: Path = DEFAULT_OUT) -> Path:
         "outcome": result.outcome.value,
         "model_requests": requests,
         "corral": __version__,
+        "command": f"corral record {agent} {scenario} --out {out}",
     }
-    path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    return path
+    return transcript.write(out, agent, version, scenario, [entry(d, r) for d, r in lines], meta)
 
 
-def main(argv: list[str] | None = None) -> int:
+def scenario_names(agent: str, wanted: str) -> list[str]:
+    """Conformance scenarios to record for ``agent``: ``wanted``, or for ``all`` every one it runs."""
     from ..testing.conformance._runner import declared
     from ..testing.conformance._scenarios import SCENARIOS
     from ..testing.conformance._targets import SPECS, build_target
 
-    parser = argparse.ArgumentParser(prog="python -m corral.testing._record_targets")
-    parser.add_argument("agent")
-    parser.add_argument("scenarios", nargs="+")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    names: list[str] = args.scenarios
-    if names == ["all"]:
-        target = build_target(SPECS[args.agent])
-        names = [
-            n
-            for n, s in SCENARIOS.items()
-            if n not in target.unsupported and declared(target, s) is not False
-        ]
-    code = 0
-    for name in names:
-        try:
-            path = asyncio.run(record(args.agent, name, args.out))
-        except ConfigError as exc:
-            print(f"not recorded: {exc}", file=sys.stderr)
-            code = 1
-            continue
-        print(f"recorded {path}")
-    return code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    if wanted != "all":
+        return [wanted]
+    target = build_target(SPECS[agent])
+    return [
+        n
+        for n, s in SCENARIOS.items()
+        if n not in target.unsupported and declared(target, s) is not False
+    ]

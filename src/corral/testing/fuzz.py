@@ -106,8 +106,8 @@ TARGETS: dict[str, Target] = {
                 "hermes/*/*.jsonl",
             ),
             AcpParser,
-            lambda p, obj: p.feed(obj),
-            lambda p, obj: p.sent(obj),
+            lambda p, obj: acp_feed(p, obj),
+            lambda p, obj: [],
         ),
         Target(
             "opencode-sse",
@@ -125,6 +125,28 @@ TARGETS: dict[str, Target] = {
         ),
     )
 }
+
+
+def acp_feed(parser: AcpParser, msg: Any) -> list[Event]:
+    """One message from an ACP agent, to the parser entry point the driver (``adapters._acp``)
+    would call: ``session/update`` → ``update``, a permission request → ``permission``, any other
+    response → ``prompt_result`` / ``prompt_failed`` (the fuzz cannot tell which id was the
+    prompt's, so every response is offered as one)."""
+    if type(msg) is not dict:
+        return []
+    method = msg.get("method")
+    params = msg.get("params")
+    if method == "session/update":
+        return parser.update(params.get("update") if type(params) is dict else None)
+    if method == "session/request_permission":
+        return parser.permission(str(msg.get("id")), params if type(params) is dict else {})
+    if method is None and "error" in msg:
+        error = msg["error"]
+        message = error.get("message") if type(error) is dict else None
+        return parser.prompt_failed(str(message or "prompt failed"), msg)
+    if method is None and "result" in msg:
+        return parser.prompt_result(msg["result"])
+    return []
 
 
 @dataclass(frozen=True)

@@ -81,12 +81,10 @@ class ScriptedAdapter(BaseAdapter):
     display_name = "Scripted test agent"
     provides_models = False
     provides_usage = False
-    cap_interrupt = True
     cap_resume = True
     cap_permissions = True
     cap_interact = True
     cap_cancel = True
-    cap_images = True
     cap_image_input = True
 
     config: ClassVar[ScriptConfig | None] = None

@@ -16,7 +16,7 @@ from corral.events import (
     ApprovalRequested,
     ApprovalResolved,
     EndReason,
-    Error,
+    ErrorEvent,
     Event,
     SessionEnded,
     StopReason,
@@ -73,7 +73,7 @@ async def drain_until_end(adapter: AcpAdapter) -> list[Event]:
 
 async def test_invalid_jsonrpc_is_an_error_event_and_the_turn_goes_on(adapter: AcpAdapter) -> None:
     events = await run_turn(adapter, "garbage")
-    errors = [e for e in events if isinstance(e, Error)]
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert [e.code for e in errors] == ["invalid_jsonrpc", "invalid_jsonrpc"]
     assert "not JSON-RPC" in errors[0].message and not errors[0].fatal
     assert texts(events) == "after garbage"
@@ -85,7 +85,7 @@ async def test_invalid_jsonrpc_is_an_error_event_and_the_turn_goes_on(adapter: A
 
 async def test_unknown_client_method_is_refused_and_reported(adapter: AcpAdapter) -> None:
     events = await run_turn(adapter, "unknown")
-    errors = [e for e in events if isinstance(e, Error)]
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
     assert len(errors) == 1 and errors[0].code == "unknown_method"
     assert "x/unknown_method" in errors[0].message
     assert texts(events) == "error -32601"
@@ -97,7 +97,7 @@ async def test_exit_mid_turn_ends_turn_and_session(adapter: AcpAdapter) -> None:
     turn_end = [e for e in events if isinstance(e, TurnCompleted)]
     assert len(turn_end) == 1 and turn_end[0].stop_reason is StopReason.ERROR
     assert "exited" in (turn_end[0].error or "")
-    fatal = [e for e in events if isinstance(e, Error) and e.fatal]
+    fatal = [e for e in events if isinstance(e, ErrorEvent) and e.fatal]
     assert fatal and fatal[0].code == "agent_exited"
     end = events[-1]
     assert isinstance(end, SessionEnded)
@@ -251,4 +251,5 @@ async def test_usage_per_turn_and_summed(adapter: AcpAdapter) -> None:
     await run_turn(adapter, "hello")
     usage = [e for e in first if isinstance(e, Usage)]
     assert [(u.input_tokens, u.output_tokens) for u in usage] == [(3, 2)]
-    assert await adapter.get_usage() == {"input_tokens": 6, "output_tokens": 4}
+    totals = await adapter.get_usage()
+    assert (totals.input_tokens, totals.output_tokens, totals.turns) == (6, 4, 2)

@@ -1,11 +1,12 @@
-"""The ACP recorder's file format (the layout of ``corral.testing.recorder``)."""
+"""The ACP recorder's file format (the layout of ``corral.testing._recorder``)."""
 
 from __future__ import annotations
 
 import json
 
-from corral.protocols.acp import replay
-from corral.testing._record_targets import _version, encode
+from corral.testing import Recording
+from corral.testing._record_targets import _version
+from corral.testing._transcript import encode
 
 
 def test_encode_and_replay_roundtrip() -> None:
@@ -22,4 +23,7 @@ def test_encode_and_replay_roundtrip() -> None:
     assert entries[-1] == {"dir": "exit", "code": 0}
     assert _version(lines, "fallback") == "9.9"  # type: ignore[arg-type]
     assert _version([], "fallback") == "fallback"
-    assert [e.__struct_config__.tag for e in replay(entries)] == ["turn.completed"]
+    recording = Recording(entries)  # what the recorder writes is what the replay reads
+    assert len(recording.segments) == 1
+    assert [m["method"] for m in recording.sent()] == ["initialize", "session/prompt"]
+    assert recording.factory(["agent"]).exit_code == 0

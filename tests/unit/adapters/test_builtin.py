@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.adapters import BUILTIN_ADAPTERS, builtin_adapter_class
+from corral.adapters import BUILTIN_ADAPTERS
 from corral.adapters.base import contract_problems, find_binary
 from corral.errors import AdapterNotFoundError
 from corral.registry import Registry
@@ -11,15 +11,18 @@ from corral.sessions._resolve import AdapterResolver
 
 @pytest.mark.parametrize("adapter_id", sorted(BUILTIN_ADAPTERS))
 def test_every_builtin_adapter_loads_and_keeps_the_contract(adapter_id: str) -> None:
-    cls = builtin_adapter_class(adapter_id)
-    assert cls is not None
+    registry = Registry(entry_points=None, use_env=False, use_dropins=False)
+    cls = registry.resolve(adapter_id)
     assert cls.agent_id == adapter_id
+    assert registry.get(adapter_id).source == "builtin"
     assert contract_problems(cls) == []
 
 
 def test_aliases_and_unknown_ids() -> None:
-    assert builtin_adapter_class("claude") is builtin_adapter_class("claude-code")
-    assert builtin_adapter_class("no-such-agent") is None
+    registry = Registry(entry_points=None, use_env=False, use_dropins=False)
+    assert registry.resolve("claude") is registry.resolve("claude-code")
+    with pytest.raises(AdapterNotFoundError, match="no adapter named 'no-such-agent'"):
+        registry.resolve("no-such-agent")
     with pytest.raises(AdapterNotFoundError):
         AdapterResolver(use_env=False, use_entry_points=False)("no-such-agent")
 
@@ -32,7 +35,7 @@ def test_registry_session_manager_and_run_agree(
 
     registry = Registry()
     for adapter_id in ("claude-code", "qwen", "codex"):
-        cls = builtin_adapter_class(adapter_id)
+        cls = registry.resolve(adapter_id)
         assert registry.adapter_class(adapter_id) is cls
         assert AdapterResolver(use_env=False, use_entry_points=False)(adapter_id) is cls
         assert adapter_class(adapter_id) is cls

@@ -34,8 +34,10 @@ class Echo(BaseAdapter):
 
 
 async def test_a_compliant_adapter_works() -> None:
-    a = construct(Echo, cwd="/tmp", model="m", effort="high")
+    a = construct(Echo, cwd="/tmp")
     assert isinstance(a, Echo) and a.cwd == "/tmp"
+    with pytest.raises(UnsupportedOperation, match="'effort'"):
+        construct(Echo, cwd="/tmp", effort="high")  # never silently dropped
     info = await a.start("s1")
     assert info.capabilities.thinking and not info.capabilities.cancel
     assert info.slash_commands[:3] == ("/status", "/stop", "/model")
@@ -74,7 +76,7 @@ def test_every_problem_is_reported() -> None:
             agent_id = "bad id!"
             provides_models = True
             provides_usage = "no"  # type: ignore[assignment]
-            cap_images = 1  # type: ignore[assignment]
+            cap_cancel = 1  # type: ignore[assignment]
 
             def start(self, session_id):  # type: ignore[no-untyped-def]  # not async
                 ...
@@ -84,7 +86,7 @@ def test_every_problem_is_reported() -> None:
         "display_name",
         "agent_id 'bad id!'",
         "provides_usage must be a bool",
-        "cap_images must be a bool",
+        "cap_cancel must be a bool",
         "start() must be a coroutine",
         "send() must be implemented",
         "stream() must be implemented",
@@ -112,12 +114,12 @@ def test_abstract_intermediate_bases_are_allowed() -> None:
     assert contract_problems(Mid)  # Mid itself would not pass
 
 
-def test_construct_filters_by_signature_and_rejects_unknown() -> None:
+def test_construct_passes_given_options_and_rejects_unknown() -> None:
     class Kw(Echo):
         def __init__(self, **kw: object) -> None:
             self.kw = kw
 
-    assert construct(Kw, cwd="/a", model="m").kw == {"cwd": "/a", "model": "m"}  # type: ignore[attr-defined]
+    assert construct(Kw, cwd="/tmp", model="m").kw == {"cwd": "/tmp", "model": "m"}  # type: ignore[attr-defined]
     with pytest.raises(TypeError):
         construct(Echo, colour="red")
 
@@ -134,3 +136,22 @@ def test_construct_filters_by_signature_and_rejects_unknown() -> None:
 )
 def test_parse_version(text: str, version: str | None) -> None:
     assert parse_version(text) == version
+
+
+def test_a_coroutine_stream_breaks_the_contract_an_iterator_returning_one_does_not() -> None:
+    class Bad(Echo, abstract=True):  # abstract: checked below instead of at definition
+        agent_id = "bad"
+
+        async def stream(self) -> list[Event]:  # type: ignore[override]  # no yield
+            return []
+
+    class Good(Echo, abstract=True):
+        agent_id = "good"
+
+        def stream(self) -> AsyncIterator[Event]:
+            return Echo.stream(self)
+
+    stream_problems = [p for p in contract_problems(Bad) if "stream" in p]
+    assert stream_problems == ["stream() must be an async generator (async def with yield)"]
+    assert contract_problems(Good) == []
+    assert contract_problems(Echo) == []

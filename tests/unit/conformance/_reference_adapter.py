@@ -55,7 +55,7 @@ class ReferenceAdapter(BaseAdapter):
 
     def __init__(self, cwd: str | None = None, env: dict[str, str] | None = None) -> None:
         self.cwd = Path(cwd or ".")
-        self.base_url = (env or {})["REFERENCE_BASE_URL"]
+        self.base_url = (env or {})["CORRAL_MODEL_BASE_URL"]
         self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": f"Working directory: {self.cwd}"}

@@ -18,7 +18,7 @@ from ._reference_adapter import ReferenceAdapter
 def _target() -> Target:
     def make(*, base_url: str, home: Path, cwd: Path, **init: Any) -> ReferenceAdapter:
         adapter = construct(
-            ReferenceAdapter, cwd=str(cwd), env={"REFERENCE_BASE_URL": base_url}, **init
+            ReferenceAdapter, cwd=str(cwd), env={"CORRAL_MODEL_BASE_URL": base_url}, **init
         )
         assert isinstance(adapter, ReferenceAdapter)
         return adapter

@@ -107,3 +107,20 @@ def test_schema_rejects_an_event_missing_required_field() -> None:
     del env["event"]["text"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(env, schema)
+
+
+def test_warning_and_error_events_keep_their_wire_tags_and_do_not_shadow_builtins() -> None:
+    import builtins
+
+    import msgspec
+
+    import corral.events as events
+    from corral.events import ErrorEvent, WarningEvent
+
+    assert msgspec.json.encode(WarningEvent(message="w")) == b'{"type":"warning","message":"w"}'
+    assert msgspec.json.decode(b'{"type":"error","message":"e"}', type=events.Event) == ErrorEvent(
+        message="e"
+    )
+    assert "Warning" not in events.__all__ and "Error" not in events.__all__
+    assert events.Warning is WarningEvent  # the old name still imports, for older code
+    assert builtins.Warning is not WarningEvent

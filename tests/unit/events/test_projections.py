@@ -4,7 +4,7 @@ from corral.events import (
     ApprovalOption,
     ApprovalRequested,
     EndReason,
-    Error,
+    ErrorEvent,
     FileDiff,
     PlanEntry,
     PlanUpdated,
@@ -85,7 +85,7 @@ def test_board_denied_call_and_failure() -> None:
             ToolCallStarted(call_id="c1", name="Write", kind=ToolKind.EDIT, file="a.py"),
             ToolCallFailed(call_id="c1", error="user said no", denied=True),
             TurnCompleted(stop_reason=StopReason.ERROR, error="boom"),
-            Error(message="fatal", fatal=True),
+            ErrorEvent(message="fatal", fatal=True),
             PlanUpdated(
                 entries=(PlanEntry(content="a", status="completed"), PlanEntry(content="b"))
             ),

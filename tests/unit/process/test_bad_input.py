@@ -10,7 +10,7 @@ import pytest
 
 from corral.adapters.claude import ClaudeAdapter
 from corral.errors import ProcessError
-from corral.events import EndReason, Error, Event, SessionEnded, StopReason, TurnCompleted
+from corral.events import EndReason, ErrorEvent, Event, SessionEnded, StopReason, TurnCompleted
 
 BAD_CLI = Path(__file__).with_name("_bad_cli.py")
 
@@ -42,8 +42,8 @@ async def run(mode: str) -> list[Event]:
     return events
 
 
-def errors(events: list[Event]) -> list[Error]:
-    return [e for e in events if isinstance(e, Error)]
+def errors(events: list[Event]) -> list[ErrorEvent]:
+    return [e for e in events if isinstance(e, ErrorEvent)]
 
 
 def ended(events: list[Event]) -> SessionEnded:

@@ -1,7 +1,7 @@
 """ClaudeStreamParser on transcripts recorded from the real Claude Code and Qwen Code CLIs.
 
 Every fixture was recorded by ``corral record <agent> <scenario>`` against the scripted model; the
-scenarios are in ``corral.testing.agent_scenarios``.
+scenarios are in ``corral.testing._agent_scenarios``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     QuestionAnswered,
@@ -225,7 +225,7 @@ def test_api_error_fails_the_turn(cli: str) -> None:
     (turn,) = turns(events)
     assert turn.stop_reason is StopReason.ERROR
     assert turn.error is not None and "fake-model refuses this request" in turn.error
-    assert [e for e in of(events, Error) if "refuses" in e.message]
+    assert [e for e in of(events, ErrorEvent) if "refuses" in e.message]
 
 
 @pytest.mark.parametrize("cli", BOTH)
@@ -276,6 +276,6 @@ def test_a_turn_cut_short_is_finished_with_an_error() -> None:
         elif entry["dir"] == "out":
             parser.feed(entry["line"])
     closing = parser.finish()
-    assert [type(e).__name__ for e in closing] == ["Error", "TurnCompleted"]
+    assert [type(e).__name__ for e in closing] == ["ErrorEvent", "TurnCompleted"]
     assert closing[-1].stop_reason is StopReason.ERROR  # type: ignore[union-attr]
     assert parser.finish() == []

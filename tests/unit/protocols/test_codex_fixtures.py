@@ -14,7 +14,7 @@ import pytest
 from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
-    Error,
+    ErrorEvent,
     FileDiff,
     QuestionAsked,
     ReasoningComplete,
@@ -31,7 +31,7 @@ from corral.events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 
 from ._codex_replay import DIR, VERSION, Process, fixture_names, replay
@@ -83,8 +83,8 @@ def check_text(ps: list[Process]) -> None:
     assert [c.text for c in p.of(TextComplete)] == [HELLO]
     assert p.of(TurnCompleted)[0].result_text == HELLO
     # the model-metadata warning and the bubblewrap configWarning are surfaced, not fatal
-    assert any("fake-model" in w.message for w in p.of(Warning))
-    assert not p.of(Error)
+    assert any("fake-model" in w.message for w in p.of(WarningEvent))
+    assert not p.of(ErrorEvent)
 
 
 def check_tool_shell(ps: list[Process]) -> None:
@@ -168,7 +168,7 @@ def check_image(ps: list[Process]) -> None:
 
 def check_error_429(ps: list[Process]) -> None:
     (p,) = ps
-    (err,) = p.of(Error)
+    (err,) = p.of(ErrorEvent)
     assert err.code == "responseStreamDisconnected:429"
     assert err.fatal is False, "codex retries (willRetry: true)"
     assert text_of(p) == HELLO
@@ -240,7 +240,7 @@ def check_reasoning(ps: list[Process]) -> None:
 
 def check_turn_failed(ps: list[Process]) -> None:
     (p,) = ps
-    (err,) = p.of(Error)
+    (err,) = p.of(ErrorEvent)
     assert err.fatal and err.code == "other" and "scripted rejection" in err.message
     failed, recovered = p.of(TurnCompleted)
     assert failed.stop_reason is StopReason.ERROR and "scripted rejection" in (failed.error or "")
@@ -299,7 +299,7 @@ def check_exec_text(ps: list[Process]) -> None:
     assert ends(p) == [StopReason.END_TURN]
     (usage,) = p.of(Usage)
     assert usage.input_tokens == 10 and usage.output_tokens == 5
-    assert any("fake-model" in w.message for w in p.of(Warning))
+    assert any("fake-model" in w.message for w in p.of(WarningEvent))
 
 
 def check_exec_tool_shell(ps: list[Process]) -> None:
@@ -321,7 +321,7 @@ def check_exec_resume(ps: list[Process]) -> None:
 
 def check_exec_error_429(ps: list[Process]) -> None:
     (p,) = ps
-    (err,) = p.of(Error)
+    (err,) = p.of(ErrorEvent)
     assert "429" in err.message and not err.fatal
     assert text_of(p) == HELLO
     assert ends(p) == [StopReason.END_TURN]

@@ -7,7 +7,7 @@ from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
-    Error,
+    ErrorEvent,
     FileDiff,
     PlanUpdated,
     QuestionAnswered,
@@ -188,7 +188,7 @@ def test_abort_ends_the_turn_cancelled() -> None:
     events = run("cancel")
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.CANCELLED
-    assert not of(events, Error)
+    assert not of(events, ErrorEvent)
 
 
 def test_prompt_during_a_turn_is_answered_in_the_same_busy_period() -> None:
@@ -210,7 +210,7 @@ def test_image_goes_out_as_a_data_url_file_part() -> None:
 
 def test_provider_error_surfaces_and_ends_the_turn_with_error() -> None:
     events = run("error")
-    errors = of(events, Error)
+    errors = of(events, ErrorEvent)
     assert errors and "scripted failure" in errors[0].message
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.ERROR and end.error
@@ -277,4 +277,4 @@ def test_rate_limit_shows_a_retry_status_then_the_answer() -> None:
     assert events.index(retries[0]) < events.index(of(events, TextDelta)[0])
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.END_TURN
-    assert not of(events, Error)
+    assert not of(events, ErrorEvent)

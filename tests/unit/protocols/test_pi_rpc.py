@@ -7,7 +7,7 @@ import json
 from corral.adapters.base import Attachment
 from corral.adapters.pi import build_pi_argv, image_payload
 from corral.events import (
-    Error,
+    ErrorEvent,
     FileDiff,
     ReasoningComplete,
     ReasoningDelta,
@@ -23,7 +23,7 @@ from corral.events import (
     TurnCompleted,
     UnknownEvent,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from corral.protocols.pi_rpc import PiRpcParser
 
@@ -143,7 +143,7 @@ def test_rate_limit_is_retried_by_the_provider_sdk_without_an_event() -> None:
     meta = json.loads((TRANSCRIPTS / V / "rate-limit.meta.json").read_text("utf-8"))
     assert meta["model_requests"] == 2
     events = run("rate-limit")
-    assert not of(events, Warning) and not of(events, Error)
+    assert not of(events, WarningEvent) and not of(events, ErrorEvent)
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.END_TURN
 
@@ -161,7 +161,7 @@ def test_failed_command_and_unknown_lines() -> None:
     (err,) = parser.feed(
         {"type": "response", "command": "prompt", "success": False, "error": "no model"}
     )
-    assert isinstance(err, Error) and err.code == "prompt" and err.message == "no model"
+    assert isinstance(err, ErrorEvent) and err.code == "prompt" and err.message == "no model"
     assert not parser.streaming
     (unknown,) = parser.feed({"type": "brand_new_event", "x": 1})
     assert isinstance(unknown, UnknownEvent) and unknown.vendor_type == "brand_new_event"
@@ -177,7 +177,7 @@ def test_failed_run_then_scheduled_retry_then_compaction() -> None:
     statuses = [(s.status, s.message) for s in of(events, StatusChanged)]
     assert ("retry", "retry 1/3: 500 scripted outage") in statuses
     assert ("compacting", "manual") in statuses and ("compacted", None) in statuses
-    (warning,) = of(events, Warning)
+    (warning,) = of(events, WarningEvent)
     assert warning.code == "retry" and warning.message == "Retry cancelled"
     assert events.index(end) < events.index(warning)
 

@@ -17,6 +17,7 @@ from corral.protocols.codex_app_server import AppServerParser
 from corral.protocols.codex_exec import ExecParser
 from corral.protocols.opencode_sse import OpenCodeSseParser
 from corral.protocols.pi_rpc import PiRpcParser
+from corral.testing.fuzz import acp_feed
 
 EMOJI = "\U0001f600"
 HALVES = ('"A\\ud83d"', '"\\ude00B"')
@@ -65,10 +66,18 @@ def pi_lines(halves: tuple[str, ...]) -> list[str]:
     ]
 
 
+def end(parser: Any) -> list[Event]:
+    """The end of the turn: ACP's is the ``session/prompt`` result, the others' ``finish``."""
+    if isinstance(parser, AcpParser):
+        return parser.prompt_result({"stopReason": "end_turn"})
+    events: list[Event] = parser.finish()
+    return events
+
+
 PARSERS: dict[str, tuple[Any, Any]] = {
     "claude": (ClaudeStreamParser, claude_lines),
     "codex-app-server": (AppServerParser, codex_lines),
-    "acp": (AcpParser, acp_lines),
+    "acp": (AcpParser, acp_lines),  # fed as the driver does: corral.testing.fuzz.acp_feed
     "opencode-sse": (lambda: OpenCodeSseParser("s"), opencode_lines),
     "pi-rpc": (PiRpcParser, pi_lines),
 }
@@ -78,8 +87,9 @@ def feed(make: Any, lines: list[str]) -> list[Event]:
     parser = make()
     events: list[Event] = []
     for line in lines:
-        events += parser.feed(loads(line.encode()))
-    events += parser.finish()
+        obj = loads(line.encode())
+        events += acp_feed(parser, obj) if isinstance(parser, AcpParser) else parser.feed(obj)
+    events += end(parser)
     for event in events:
         assert type(decode_event(encode(event))) is type(event)  # storable
     return events
@@ -131,7 +141,7 @@ def test_acp_message_ending_on_a_first_half_shows_a_replacement() -> None:
     parser = AcpParser()
     events: list[Event] = []
     for line in acp_lines(('"A\\ud83d"',))[:1]:
-        events += parser.feed(loads(line.encode()))
-    events += parser.finish()
+        events += acp_feed(parser, loads(line.encode()))
+    events += end(parser)
     assert streamed(events, TextDelta) == "A\ufffd"
     assert [e.text for e in events if isinstance(e, TextComplete)] == ["A\ufffd"]

@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from corral import agents
+from corral.adapters.claude import ClaudeAdapter
 from corral.cli import build_app
 from corral.cli._common import run_guarded
 from corral.testing import require_agent
@@ -90,16 +91,51 @@ def test_list_json_has_builtins_with_protocol_and_capabilities(capsys, monkeypat
     assert len(builtins) >= 12
     assert rows["claude-code"]["protocol"] == "claude-stream-json"
     assert rows["claude-code"]["promptDelivery"] == "stdin"
-    assert set(rows["claude-code"]["capabilities"]) == {
-        "cancel",
-        "interact",
-        "resume",
-        "image_input",
-    }
+    # Capabilities of a runnable adapter are its class's cap_* flags (what real-CLI runs check).
+    assert rows["claude-code"]["capabilities"] == ClaudeAdapter.capabilities().enabled()
+    assert rows["claude-code"]["capabilitySource"] == "adapter-class"
+    assert rows["claude-code"]["runnable"] is True
     assert "attached_terminal" in rows["opencode"]["capabilities"]
     assert rows["cursor"]["protocol"] is None
-    assert rows["cursor"]["capabilities"] == []
     assert data["problems"] == []
+
+
+def test_list_json_marks_every_manifest_without_a_driver_and_shows_it_no_capability(
+    capsys, monkeypatch
+) -> None:
+    code, data = run_json(capsys, monkeypatch, "adapters", "list")
+    assert code == 0
+    rows = {r["id"]: r for r in data["adapters"]}
+    not_runnable = {i for i, r in rows.items() if not r["runnable"]}
+    assert not_runnable == {
+        "amp",
+        "copilot",
+        "cursor",
+        "droid",
+        "kilo",
+        "example-plain-argv",
+        "example-plain-stdin",
+    }
+    for adapter_id in not_runnable:
+        row = rows[adapter_id]
+        assert row["capabilities"] == [], adapter_id
+        assert row["capabilitySource"] == "none"
+        assert (
+            "no driver class" in row["notRunnableReason"]
+            or "no adapter class" in (row["notRunnableReason"])
+        )
+    assert "'acp' driver" in rows["copilot"]["notRunnableReason"]
+    for adapter_id in set(rows) - not_runnable:
+        assert rows[adapter_id]["notRunnableReason"] is None
+        assert rows[adapter_id]["capabilities"], adapter_id
+
+
+def test_running_a_listed_adapter_without_a_driver_says_why(capsys, monkeypatch) -> None:
+    code, _, err = run(capsys, monkeypatch, "run", "amp", "hi")
+    err = " ".join(err.split())
+    assert code == 4
+    assert "'amp' is listed but cannot run" in err
+    assert "no driver class" in err
 
 
 def test_list_table_for_humans(capsys, monkeypatch) -> None:

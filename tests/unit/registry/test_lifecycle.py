@@ -240,3 +240,24 @@ async def test_ensure_verified_reverifies_only_when_stale() -> None:
     changed = await ensure_verified(parse_manifest(data), settle=0.2)
     assert changed.checked_at > first.checked_at
     assert changed.profile_hash != first.profile_hash
+
+
+async def test_detection_and_launch_find_the_same_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stale ``claude`` earlier on PATH loses to the pinned install, for detect and launch alike."""
+    from corral.adapters.base import find_binary
+    from corral.adapters.claude import ClaudeAdapter
+
+    pinned = require_agent("claude", pinned_only=True)
+    decoy = tmp_path / "claude"
+    decoy.write_text("#!/bin/sh\necho 0.0.1\n")
+    decoy.chmod(0o755)
+    path = f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}"
+    found = await detect(_builtin("claude-code"), path=path)
+    assert (found.path, found.source) == (str(pinned), "pinned")
+    assert found.version == agents.get_pin("claude").version
+    monkeypatch.setenv("PATH", path)
+    assert find_binary(None, "claude") == str(pinned)
+    detected = await ClaudeAdapter.detect()
+    assert detected is not None and detected.path == str(pinned)

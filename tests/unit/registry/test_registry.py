@@ -12,8 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from corral.adapters import builtin_adapter_class
 from corral.adapters.base import BaseAdapter
+from corral.adapters.claude import ClaudeAdapter
 from corral.errors import AdapterContractError, AdapterNotFoundError, ConfigError, ManifestError
 from corral.manifests import PROTOCOLS, manifest_schema
 from corral.registry import DRIVERS_GROUP, Registry, detect_entries, load_builtin_manifests
@@ -39,12 +39,13 @@ BUILTIN_IDS = {
 
 GOOD_ADAPTER = """
 from corral.adapters.base import BaseAdapter
+from corral.adapters.claude import ClaudeAdapter
 
 class EchoAdapter(BaseAdapter):
     agent_id = "echo-dropin"
     display_name = "Echo"
     cli_binary = "echo"
-    cap_interrupt = True
+    cap_cancel = True
     provides_models = False
     provides_usage = False
 
@@ -155,7 +156,9 @@ def test_custom_manifest_add_persists_and_remove(corral_home: Path) -> None:
     assert json.loads(saved.read_text())["launchCommand"] == "my-agent"
     again = Registry(entry_points=no_entry_points)
     assert again.get("my-agent").source == "custom"
-    assert again.capabilities("my-agent")[1] == "protocol"
+    # a manifest alone cannot run, so it shows no capability (no run has shown one)
+    assert again.capabilities("my-agent")[1] == "none"
+    assert again.runnable("my-agent").runnable is False
     again.remove_custom("my-agent")
     assert not saved.exists()
     assert "my-agent" not in Registry(entry_points=no_entry_points)
@@ -227,7 +230,7 @@ def test_dropin_dir_loads_only_the_good_module(
     assert entry.manifest.display_name == "Echo"
     assert registry.adapter_class("echo-dropin") is entry.adapter_class
     caps, source = registry.capabilities("echo-dropin")
-    assert (caps.enabled(), source) == (["interrupt"], "adapter-class")
+    assert (caps.enabled(), source) == (["cancel"], "adapter-class")
     assert registry.get("claude-code").source == "builtin"
 
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -360,7 +363,7 @@ def test_drivers_seam_maps_protocols_to_classes(caplog: pytest.LogCaptureFixture
         assert registry.adapter_class("copilot") is acp_driver
         assert registry.adapter_class("droid") is acp_driver
         # a built-in id with corral's own class keeps it, whatever drivers are installed
-        assert registry.adapter_class("claude-code") is builtin_adapter_class("claude-code")
+        assert registry.adapter_class("claude-code") is ClaudeAdapter
         assert registry.adapter_class("cursor") is None
     assert len([r for r in caplog.records if "skipping driver" in r.message]) == 2
     # no driver is installed for that protocol: None, never an error

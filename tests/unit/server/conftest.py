@@ -1,4 +1,8 @@
-"""Fixtures: the app on a temp database with the scripted adapter; a real uvicorn for streaming."""
+"""Fixtures: the app on a temp database with the scripted adapter; a real uvicorn for streaming.
+
+Every request needs the token (docs/security.md): apps made here use :data:`TOKEN`, and clients
+made here send :data:`AUTH`; use :func:`api_client` for a client of a live server.
+"""
 
 from __future__ import annotations
 
@@ -18,19 +22,30 @@ from corral.server import Settings, create_app
 from corral.sessions import AdapterResolver, SessionManager
 from corral.testing.scripted_adapter import ScriptedAdapter
 
+TOKEN = "test-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
 
 def make_app(tmp_path: Path, **settings: Any) -> Starlette:
     resolver = AdapterResolver(
         {"scripted": ScriptedAdapter.configured()}, use_env=False, use_entry_points=False
     )
+    settings.setdefault("token", TOKEN)
     return create_app(Settings(db_path=tmp_path / "corral.db", **settings), resolver=resolver)
+
+
+def api_client(base_url: str, **kwargs: Any) -> httpx.AsyncClient:
+    """A client that follows the service's rules like the CLI and the page do: the bearer token
+    on every request, and every request declared JSON (the service refuses other mutations)."""
+    headers = {**AUTH, "Content-Type": "application/json"}
+    return httpx.AsyncClient(base_url=base_url, headers=headers, **kwargs)
 
 
 @contextlib.asynccontextmanager
 async def client_for(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with api_client("http://127.0.0.1", transport=transport) as client:
             yield client
 
 

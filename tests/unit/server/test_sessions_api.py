@@ -19,17 +19,17 @@ WAIT = 10.0
 async def test_session_lifecycle_over_rest(client: httpx.AsyncClient) -> None:
     r = await client.post(
         "/api/sessions",
-        json={
-            "adapter_id": "scripted",
-            "model": "m",
-            "permission_policy": "act-pr",
-            "intent": "fix",
-        },
+        json={"adapter_id": "scripted", "model": "m", "intent": "act-pr"},
     )
+    assert r.status_code == 422, r.text  # the scripted agent enforces no intent
+    assert r.json()["code"] == "intent_refused"
+    assert r.json()["detail"]["intent"] == "act-pr"
+    assert (await client.get("/api/sessions")).json() == []  # refused before anything is stored
+    r = await client.post("/api/sessions", json={"adapter_id": "scripted", "model": "m"})
     assert r.status_code == 201, r.text
     session = r.json()
     sid = session["id"]
-    assert session["permission_policy"] == "act-pr"
+    assert session["intent"] is None
     assert [s["id"] for s in (await client.get("/api/sessions")).json()] == [sid]
 
     hang = (await client.post(f"/api/sessions/{sid}/prompts", json={"text": "[hang]"})).json()
@@ -96,6 +96,11 @@ async def test_errors_map_to_statuses(client: httpx.AsyncClient) -> None:
     assert r.status_code == 404
     assert r.json()["type"] == "AdapterNotFoundError"
     assert (await client.post("/api/sessions", json={"bogus": 1})).status_code == 422
+    sid = (
+        await client.post("/api/sessions", json={"adapter_id": "scripted", "start": False})
+    ).json()["id"]
+    bad_after = await client.get(f"/api/sessions/{sid}/events", params={"after": "x"})
+    assert bad_after.status_code == 422
     missing = await client.get("/api/prompts/nope")
     assert missing.status_code == 404
     assert missing.json()["type"] == "PromptNotFoundError"
@@ -115,24 +120,17 @@ async def test_queue_full_is_429(tmp_path: Path) -> None:
         assert r.json()["detail"] == {"limit": 2}
 
 
-async def test_token_required_beyond_loopback(tmp_path: Path) -> None:
-    app = make_app(tmp_path, host="0.0.0.0")
-    token = app.state.token
-    assert token
-    async with client_for(app) as client:
-        assert (await client.get("/api/health")).status_code == 200  # the health check is open
-        assert (await client.get("/api/sessions")).status_code == 401  # transcripts are not
-        assert (
-            await client.post("/api/sessions", json={"adapter_id": "scripted"})
-        ).status_code == 401
-        wrong = {"Authorization": "Bearer wrong"}
-        r = await client.post("/api/sessions", json={"adapter_id": "scripted"}, headers=wrong)
+async def test_token_required_on_loopback_too(tmp_path: Path) -> None:
+    async with client_for(make_app(tmp_path)) as client:
+        anonymous = {"Authorization": ""}
+        assert (await client.get("/api/health", headers=anonymous)).status_code == 200
+        assert (await client.get("/api/sessions", headers=anonymous)).status_code == 401
+        r = await client.post("/api/sessions", json={"adapter_id": "scripted"}, headers=anonymous)
         assert r.status_code == 401
-        ok = {"Authorization": f"Bearer {token}"}
-        r = await client.post("/api/sessions", json={"adapter_id": "scripted"}, headers=ok)
-        assert r.status_code == 201
-        assert (await client.get("/api/sessions", headers=ok)).status_code == 200
-    assert make_app(tmp_path / "b").state.token is None  # loopback: no token needed
+        wrong = {"Authorization": "Bearer wrong"}
+        assert (await client.get("/api/sessions", headers=wrong)).status_code == 401
+        assert (await client.get("/api/sessions")).status_code == 200  # the fixture's token
+    assert make_app(tmp_path / "b", token=None).state.token  # no token given: a random one
 
 
 async def test_openapi_matches_routes(client: httpx.AsyncClient) -> None:

@@ -11,7 +11,7 @@ import httpx
 
 from corral.server._sse import format_event
 
-from .conftest import live_server, make_app
+from .conftest import api_client, live_server, make_app
 
 WAIT = 10.0
 
@@ -42,7 +42,7 @@ async def read_sse(
 
 async def test_two_observers_and_resume(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    async with live_server(app) as live, httpx.AsyncClient(base_url=live.url, timeout=WAIT) as c:
+    async with live_server(app) as live, api_client(live.url, timeout=WAIT) as c:
         sid = (await c.post("/api/sessions", json={"adapter_id": "scripted"})).json()["id"]
         url = f"/api/sessions/{sid}/stream"
         observers = [

@@ -22,6 +22,8 @@ class Terminal:
             os.execve(sys.executable, argv, env)
         self.pid, self.fd = pid, fd
         self.buffer = ""
+        self.seen = ""
+        """Everything read and consumed so far."""
 
     def expect(self, text: str) -> str:
         """Read until ``text`` appears (after what was already consumed); fail after WAIT."""
@@ -35,6 +37,7 @@ class Terminal:
             assert chunk, f"terminal closed before {text!r}; got:\n{self.buffer}"
             self.buffer += chunk
         before, _, self.buffer = self.buffer.partition(text)
+        self.seen += before + text
         return before + text
 
     def send(self, data: str) -> None:
@@ -73,17 +76,23 @@ def test_chat_queue_and_ctrl_c(tmp_path: Path) -> None:
     term.expect("Ctrl-C stops the turn")
     term.expect("> ")
     term.send("[hang] first\n")
-    term.expect("working on '[hang] first'")
+    term.expect("› [hang] first")  # the prompt, once, when it is sent
     term.send("second\n")
-    term.expect("[queued (1 waiting): 'second']")
+    term.expect("queued (1 waiting): 'second'")
     term.send("\x03")  # Ctrl-C through the terminal's line discipline: SIGINT
     term.expect("stopping the turn")
-    term.expect("[turn cancelled]")
-    term.expect("working on 'second'")
+    term.expect("— turn stopped")
+    term.expect("› second")
     term.expect("echo: second")
-    term.expect("[turn end_turn]")
+    term.expect("— turn finished")
+    term.send("/status\n")
+    term.expect("status: idle · no turn running · queue: 2 delivered")
     term.send("third\n")
     term.expect("echo: third")
+    term.expect("— turn finished")
+    # The same rules as every terminal view: no raw markers, each prompt shown once.
+    assert "[" not in term.seen.replace("[hang]", ""), term.seen
+    assert term.seen.count("› second") == 1, term.seen
     term.send("/quit\n")
     term.expect("session")
     assert term.wait() == 0

@@ -1,4 +1,4 @@
-"""SIGKILL corral at random points of delivery (200 trials); see corral.testing.queue_crash."""
+"""SIGKILL corral at random points of delivery (200 trials); see corral.testing._queue_crash."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from corral.testing.queue_crash import run_trial
+from corral.testing._queue_crash import run_trial
 
 TRIALS = 200
 

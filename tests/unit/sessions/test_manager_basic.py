@@ -7,7 +7,7 @@ from .conftest import is_type, new_session, prompt_state, wait_for
 
 
 async def test_prompt_round_trip_records_envelopes(manager: SessionManager) -> None:
-    sid = await new_session(manager, model="m1", permission_policy="ask", intent="explain")
+    sid = await new_session(manager, model="m1")
     prompt = manager.send(sid, "hello")
     await wait_for(manager, sid, is_type("turn.completed"))
     events = manager.events(sid)
@@ -19,8 +19,7 @@ async def test_prompt_round_trip_records_envelopes(manager: SessionManager) -> N
     assert any(isinstance(e.event, TurnCompleted) for e in events)
     assert manager.queue.get(prompt.id).state == PromptState.DELIVERED
     record = manager.get_session(sid)
-    assert record.permission_policy == "ask"
-    assert record.intent == "explain"
+    assert record.intent is None and record.allowed_commands == ()
     assert record.model == "m1"
     assert record.state == SessionState.IDLE
     assert record.agent_session_id

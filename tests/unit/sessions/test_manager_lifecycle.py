@@ -123,7 +123,7 @@ async def test_resume_after_failure_passes_agent_session_id(manager: SessionMana
 async def test_restart_lists_sessions_and_resume_carries_queue_in_order(db_path: Path) -> None:
     cls = ScriptedAdapter.configured()
     async with SessionManager(db_path, resolver=resolver_for(cls)) as mgr:
-        sid = await new_session(mgr, cwd="/tmp", permission_policy="review")
+        sid = await new_session(mgr, cwd="/tmp", model="m2")
         first = mgr.send(sid, "[hang] long")
         await wait_for(mgr, sid, prompt_state("delivered", first.id))
         queued = [mgr.send(sid, f"q{i}") for i in range(3)]
@@ -132,7 +132,7 @@ async def test_restart_lists_sessions_and_resume_carries_queue_in_order(db_path:
         [record] = mgr2.list_sessions()
         assert record.id == sid
         assert record.state == SessionState.DISCONNECTED
-        assert record.permission_policy == "review"
+        assert record.model == "m2" and record.cwd == "/tmp"
         assert len(mgr2.events(sid)) > transcript_len  # transcript kept, restart recorded
         assert [p.state for p in mgr2.prompts(sid)][1:] == [PromptState.QUEUED] * 3
         await mgr2.resume(sid)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from corral.errors import QueueError, QueueFullError, SessionError
-from corral.events import TextComplete, Warning
+from corral.events import TextComplete, WarningEvent
 from corral.sessions import PromptState, SessionManager, SessionState
 from corral.testing.scripted_adapter import ScriptedAdapter
 
@@ -102,7 +102,7 @@ async def test_history_write_failure_after_acceptance_does_not_resend(
     monkeypatch.setattr(manager.queue, "mark_delivered", failing_once)
     p = manager.send(sid, "once")
     warning = await wait_for(manager, sid, is_type("warning"))
-    assert isinstance(warning[0].event, Warning)
+    assert isinstance(warning[0].event, WarningEvent)
     assert warning[0].event.code == "history_write_failed"
     # the bookkeeping is retried when the turn completes; the prompt is never sent again
     await wait_for(manager, sid, prompt_state("delivered", p.id))

@@ -20,7 +20,7 @@ from ...adapters.base import Attachment
 from ...events import (
     ApprovalDecision,
     ApprovalRequested,
-    Error,
+    ErrorEvent,
     Event,
     FileDiff,
     QuestionAsked,
@@ -33,7 +33,7 @@ from ...events import (
     ToolKind,
     TurnCompleted,
     Usage,
-    Warning,
+    WarningEvent,
 )
 from . import _log
 from ._context import Context
@@ -291,7 +291,9 @@ async def error_429(ctx: Context) -> None:
         await s.send("Say hello.")
         turn = await s.turn(ctx.timeout * 2, on_event=lambda e: _auto_allow(s, e))
     expect(turn.end is not None, "the session ended instead of the turn")
-    surfaced = bool(turn.of(Error)) or bool(turn.of(Warning)) or bool(turn.of(StatusChanged))
+    surfaced = (
+        bool(turn.of(ErrorEvent)) or bool(turn.of(WarningEvent)) or bool(turn.of(StatusChanged))
+    )
     retried = _log.count_main(ctx.server) >= 2 and HELLO in turn.text
     expect(
         surfaced or retried,

@@ -1,8 +1,10 @@
-"""A thin driver around one adapter for scenario code: start it, send, collect turns, stop.
+"""The one live driver of the test kit: start an adapter, send, collect turns and events, stop.
 
-Events are pumped from :func:`corral.adapters.base.iter_events` into a queue by one task owned by
-the :class:`LiveSession`; every wait has a deadline, so a hung agent fails a scenario instead of
-hanging the suite.
+Used by the conformance scenarios, the recorders' scenarios and the real-CLI tests. Events are
+pumped from :func:`corral.adapters.base.iter_events` into a queue by one task owned by the
+:class:`LiveSession`; every wait has a deadline (a :class:`ScenarioFailure` naming what it waited
+for and the last events seen), so a hung agent fails a scenario instead of hanging the suite.
+Approval and question requests can be answered by a policy (``approve=``, ``answer=``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ...adapters.base import Attachment, BaseAdapter, iter_events
-from ...events import AgentInfo, Event, SessionEnded, TextComplete, TextDelta, TurnCompleted
+from ...events import (
+    AgentInfo,
+    ApprovalDecision,
+    ApprovalRequested,
+    Event,
+    QuestionAsked,
+    SessionEnded,
+    TextComplete,
+    TextDelta,
+    TurnCompleted,
+)
 
 E = TypeVar("E")
 
@@ -57,11 +69,21 @@ class Turn:
 
 
 class LiveSession:
-    """One started adapter with an event pump. Use as ``async with LiveSession(adapter) as s``."""
+    """One started adapter with an event pump. Use as ``async with LiveSession(adapter) as s``
+    (or :meth:`start` … :meth:`finish`)."""
 
-    def __init__(self, adapter: BaseAdapter, session_id: str = "conformance") -> None:
+    def __init__(
+        self,
+        adapter: BaseAdapter,
+        session_id: str = "conformance",
+        *,
+        approve: ApprovalDecision | None = None,
+        answer: Callable[[QuestionAsked], dict[str, str]] | None = None,
+    ) -> None:
         self.adapter = adapter
         self.session_id = session_id
+        self.approve = approve
+        self.answer = answer
         self.info: AgentInfo | None = None
         self.all_events: list[Event] = []
         self._queue: asyncio.Queue[tuple[float, Event]] = asyncio.Queue()
@@ -69,12 +91,16 @@ class LiveSession:
         self.ended: SessionEnded | None = None
 
     async def __aenter__(self) -> LiveSession:
-        self.info = await asyncio.wait_for(self.adapter.start(self.session_id), 90)
-        self._pump = asyncio.create_task(self._run_pump())
+        await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    async def start(self) -> AgentInfo:
+        self.info = await asyncio.wait_for(self.adapter.start(self.session_id), 90)
+        self._pump = asyncio.create_task(self._run_pump())
+        return self.info
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -87,21 +113,61 @@ class LiveSession:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await self._pump
 
+    async def finish(self) -> SessionEnded:
+        """Stop the adapter, read to the end of its stream, return how the session ended."""
+        await self.close()
+        if self.ended is None:
+            raise ScenarioFailure("the session ended without a session.ended event")
+        return self.ended
+
     async def _run_pump(self) -> None:
         async for event in iter_events(self.adapter):
             self.all_events.append(event)
             if isinstance(event, SessionEnded):
                 self.ended = event
             await self._queue.put((time.monotonic(), event))
+            if isinstance(event, ApprovalRequested) and self.approve is not None:
+                await self.adapter.respond_approval(event.request_id, self.approve)
+            elif isinstance(event, QuestionAsked) and self.answer is not None:
+                await self.adapter.answer_question(event.request_id, self.answer(event))
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order."""
+        return self.all_events
+
+    def of_type(self, cls: type[E]) -> list[E]:
+        return [e for e in self.all_events if isinstance(e, cls)]
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
         await asyncio.wait_for(self.adapter.send(text, attachments), 30)
+
+    prompt = send
 
     async def next_event(self, timeout: float) -> tuple[float, Event]:
         try:
             return await asyncio.wait_for(self._queue.get(), timeout)
         except TimeoutError:
             raise ScenarioFailure(f"no event within {timeout:.0f} s") from None
+
+    async def until(
+        self, predicate: Callable[[Event], bool], *, timeout: float = 90.0, what: str = "event"
+    ) -> Event:
+        """Read events until one matches ``predicate``; fail after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise ScenarioFailure("deadline")
+                _, event = await self.next_event(remaining)
+            except ScenarioFailure:
+                seen = ", ".join(type(e).__name__ for e in self.all_events[-8:])
+                raise ScenarioFailure(
+                    f"no {what} within {timeout:g}s (last events: {seen})"
+                ) from None
+            if predicate(event):
+                return event
 
     async def turn(
         self,

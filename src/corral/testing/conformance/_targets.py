@@ -1,22 +1,33 @@
-"""Built-in conformance targets: each real agent CLI, pointed at the scripted model server.
+"""Conformance targets: each real agent CLI, pointed at the scripted model server.
 
-A target names the adapter class (imported lazily, so a driver that is not built yet is simply
-absent), the ``corral.redirect`` entry that points the CLI at the server, and what it needs for the
-approval scenarios. What a CLI truly cannot do is listed in ``unsupported`` with the reason.
+A built-in target (:data:`SPECS`) names the adapter id — resolved through
+:class:`corral.registry.Registry` like every other caller's — the ``corral.redirect`` entry that
+points the CLI at the server, and what it needs for the approval scenarios. What a CLI truly cannot
+do is listed in ``unsupported`` with the reason.
+
+Any other runnable adapter the registry knows (a drop-in or an entry-point adapter) is a target too
+when named: it is constructed with ``cwd`` and ``env`` holding :data:`BASE_URL_ENV` (the scripted
+model server's root URL) and :data:`MODEL_ENV` (the model name to ask for), and its class's
+``cap_*`` flags decide which scenarios apply.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...adapters.base import BaseAdapter, construct
+from ...errors import AdapterNotFoundError
+from ...registry import Registry
 from ._types import Target
 
 FAKE_MODEL = "fake-model"
+BASE_URL_ENV = "CORRAL_MODEL_BASE_URL"
+"""Environment variable a third-party adapter under conformance reads the model server's URL from."""
+MODEL_ENV = "CORRAL_MODEL"
+"""Environment variable naming the model a third-party adapter under conformance asks for."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +35,7 @@ class TargetSpec:
     agent: str
     """The conformance name (also the ``corral agents`` pin name)."""
     adapter: str
-    """``module:Class`` of the adapter."""
+    """The adapter id, resolved through the registry."""
     redirect: str
     """The ``corral.redirect`` agent name."""
     approval_init: Mapping[str, Any] = field(default_factory=dict)
@@ -44,11 +55,11 @@ _HERMES_APPROVALS = (
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
-        TargetSpec("claude", "corral.adapters.claude:ClaudeAdapter", "claude"),
-        TargetSpec("qwen", "corral.adapters.qwen:QwenAdapter", "qwen"),
+        TargetSpec("claude", "claude-code", "claude"),
+        TargetSpec("qwen", "qwen", "qwen"),
         TargetSpec(
             "codex",
-            "corral.adapters.codex:CodexAdapter",
+            "codex",
             "codex",
             # "untrusted" makes codex 0.171 ask before every command not on its safe list.
             approval_init={"extra_args": ["-c", 'approval_policy="untrusted"']},
@@ -65,7 +76,7 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "codex-exec",
-            "corral.adapters.codex:CodexExecAdapter",
+            "codex-exec",
             "codex",
             unsupported={
                 "tool-write": "exec: no file-writing tool for a custom-provider model; "
@@ -77,7 +88,7 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "gemini",
-            "corral.adapters.gemini:GeminiAdapter",
+            "gemini",
             "gemini",
             unsupported={
                 "question": _ACP_NO_QUESTION,
@@ -90,7 +101,7 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "qwen-acp",
-            "corral.adapters.qwen_acp:QwenAcpAdapter",
+            "qwen-acp",
             "qwen",
             unsupported={
                 "question": _ACP_NO_QUESTION,
@@ -100,7 +111,7 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "opencode-acp",
-            "corral.adapters.opencode_acp:OpenCodeAcpAdapter",
+            "opencode-acp",
             "opencode",
             unsupported={
                 "question": _ACP_NO_QUESTION,
@@ -110,7 +121,7 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "hermes",
-            "corral.adapters.hermes:HermesAdapter",
+            "hermes",
             "hermes",
             unsupported={
                 "question": _ACP_NO_QUESTION,
@@ -122,14 +133,14 @@ SPECS: dict[str, TargetSpec] = {
         ),
         TargetSpec(
             "opencode",
-            "corral.adapters.opencode:OpenCodeAdapter",
+            "opencode",
             "opencode",
             # The redirect config allows every tool; the session's own ruleset asks instead.
             approval_init={"permission_mode": "ask"},
         ),
         TargetSpec(
             "pi",
-            "corral.adapters.pi:PiAdapter",
+            "pi",
             "pi",
             unsupported={
                 "approval-allow": "pi has no approval system (tools run directly)",
@@ -147,20 +158,12 @@ def register(spec: TargetSpec) -> None:
     SPECS[spec.agent] = spec
 
 
-def _load_class(path: str) -> type[BaseAdapter]:
-    module, _, name = path.partition(":")
-    cls = getattr(importlib.import_module(module), name)
-    if not (isinstance(cls, type) and issubclass(cls, BaseAdapter)):
-        raise TypeError(f"{path} is not a BaseAdapter subclass")
-    return cls
-
-
-def build_target(spec: TargetSpec) -> Target:
+def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
     """A ``Target`` whose adapters run the pinned CLI against a given base URL."""
     from ...agents import locate
     from ...redirect import redirect_for
 
-    cls = _load_class(spec.adapter)
+    cls = (registry or Registry()).resolve(spec.adapter)
     binary = locate(spec.redirect)
 
     def make_adapter(*, base_url: str, home: Path, cwd: Path, **init: Any) -> BaseAdapter:
@@ -189,18 +192,35 @@ def build_target(spec: TargetSpec) -> Target:
     )
 
 
-def builtin_targets(names: list[str] | None = None) -> tuple[list[Target], dict[str, str]]:
-    """Targets for ``names`` (all registered by default) and, per missing one, why it is missing."""
+def registry_target(adapter_id: str, registry: Registry | None = None) -> Target:
+    """A target for any runnable adapter of the registry (drop-in, entry point, custom driver)."""
+    cls = (registry or Registry()).resolve(adapter_id)
+
+    def make_adapter(*, base_url: str, home: Path, cwd: Path, **init: Any) -> BaseAdapter:
+        env = {BASE_URL_ENV: base_url, MODEL_ENV: FAKE_MODEL, **init.pop("env", {})}
+        return construct(cls, cwd=str(cwd), env=env, **init)
+
+    return Target(agent=adapter_id, adapter_class=cls, make_adapter=make_adapter)
+
+
+def builtin_targets(
+    names: list[str] | None = None, registry: Registry | None = None
+) -> tuple[list[Target], dict[str, str]]:
+    """Targets for ``names`` (every built-in target by default) and, per missing one, why.
+
+    A name that is no built-in target but a runnable registry adapter gets a
+    :func:`registry_target`.
+    """
+    registry = registry or Registry()
     wanted = names or list(SPECS)
     targets: list[Target] = []
     missing: dict[str, str] = {}
     for name in wanted:
         spec = SPECS.get(name)
-        if spec is None:
-            missing[name] = "no conformance target registered (no driver yet)"
-            continue
         try:
-            targets.append(build_target(spec))
-        except (ImportError, AttributeError, TypeError) as exc:
-            missing[name] = f"driver not available: {exc}"
+            targets.append(
+                build_target(spec, registry) if spec else registry_target(name, registry)
+            )
+        except AdapterNotFoundError as exc:
+            missing[name] = str(exc)
     return targets, missing

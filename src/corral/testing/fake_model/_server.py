@@ -137,8 +137,11 @@ class FakeModelServer:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _bind(self) -> socket.socket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+        # and without it a keep-alive client waits ~40 ms (Nagle × delayed ACK) per response.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(("127.0.0.1", self._requested_port))
         sock.listen(128)
         sock.setblocking(False)

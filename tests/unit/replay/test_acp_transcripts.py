@@ -1,24 +1,33 @@
-"""The ACP parser on recorded traffic of the real CLIs (``tests/fixtures/transcripts/<agent>/…``).
+"""The ACP driver on recorded traffic of the real CLIs (``tests/fixtures/transcripts/<agent>/…``).
 
-Fixtures are recorded by ``corral record AGENT SCENARIO`` and never written
-by hand. Every fixture of the ACP agents is replayed here; one whose scenario has no check fails.
+Fixtures are recorded by ``corral record AGENT SCENARIO`` and never written by hand. Every fixture
+of the ACP agents is played into the real driver through ``ReplayTransport`` — the same parser
+calls as a live session, the same handshake, permission routing and cancel — and one whose
+scenario has no check fails.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from corral.adapters.base import BaseAdapter
+from corral.adapters.gemini import GeminiAdapter
+from corral.adapters.hermes import HermesAdapter
+from corral.adapters.opencode_acp import OpenCodeAcpAdapter
+from corral.adapters.qwen_acp import QwenAcpAdapter
 from corral.events import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
     Event,
     FileDiff,
+    SessionStarted,
     StopReason,
     TextComplete,
     TextDelta,
@@ -30,9 +39,17 @@ from corral.events import (
     UnknownEvent,
     Usage,
 )
-from corral.protocols.acp import replay
+from corral.testing import Recording
+
+from ._harness import acp_action, replay_session
 
 ROOT = Path(__file__).parents[2] / "fixtures" / "transcripts"
+ADAPTERS: dict[str, Callable[..., BaseAdapter]] = {
+    "gemini": lambda **kw: GeminiAdapter(binary="gemini", **kw),
+    "qwen-acp": lambda **kw: QwenAcpAdapter(binary="qwen", **kw),
+    "opencode-acp": lambda **kw: OpenCodeAcpAdapter(binary="opencode", **kw),
+    "hermes": lambda **kw: HermesAdapter(binary="hermes", **kw),
+}
 AGENTS = ("gemini", "qwen-acp", "opencode-acp", "hermes")
 HELLO = "Hello from the scripted model."
 FIXTURES_USED = [
@@ -160,14 +177,52 @@ def test_fixtures_exist_for_every_acp_agent() -> None:
         assert list((ROOT / agent).glob("*/*.jsonl")), f"no recorded fixture for {agent}"
 
 
+def recorded_cwd(entries: list[dict[str, Any]]) -> Path | None:
+    """The project directory of the recorded session (the agent's file requests name paths in it)."""
+    for e in entries:
+        line = e.get("line")
+        if e["dir"] == "in" and isinstance(line, dict) and line.get("method") == "session/new":
+            return Path(line["params"]["cwd"])
+    return None
+
+
+async def drive(path: Path, tmp_path: Path) -> list[Event]:
+    """Every process of the recording through a real driver; a later one resumes the session."""
+    make = ADAPTERS[path.parts[-3]]
+    cwd = recorded_cwd(load(path))
+    if cwd is None or cwd.exists():
+        return await _drive(path, make, tmp_path)
+    created = cwd
+    while not created.parent.exists():
+        created = created.parent
+    cwd.mkdir(parents=True)
+    try:
+        return await _drive(path, make, cwd)
+    finally:
+        shutil.rmtree(created, ignore_errors=True)
+
+
+async def _drive(path: Path, make: Callable[..., BaseAdapter], cwd: Path) -> list[Event]:
+    events: list[Event] = []
+    resume: str | None = None
+    for segment in Recording.load(path).segments:
+        recording = Recording(segment)
+        adapter = make(cwd=str(cwd), resume_session_id=resume)
+        events += await replay_session(adapter, recording, acp_action)
+        recording.check()
+        started = of(events, SessionStarted)
+        resume = started[-1].agent.agent_session_id if started else None
+    return events
+
+
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parts[-3]}/{p.stem}")
-def test_replay(path: Path) -> None:
+async def test_replay(path: Path, tmp_path: Path) -> None:
     meta = json.loads(path.with_suffix(".meta.json").read_text())
     assert meta["scenario"] == path.stem and meta["version"] == path.parent.name
     check = CHECKS.get(path.stem)
     assert check is not None, f"fixture {path} has no check: every fixture must be used"
     entries = load(path)
-    events = replay(entries)
+    events = await drive(path, tmp_path)
     check(events, entries)
     # Each of the four reports tokens for every turn it finishes normally.
     assert len(of(events, Usage)) >= ends(events).count(StopReason.END_TURN)

@@ -2,7 +2,7 @@
 
 Each :class:`AgentScenario` pairs a fake-model scenario (a mapping for
 :class:`~corral.testing.fake_model.FakeModelServer`) with a ``drive`` coroutine that plays the user's
-side on a :class:`~corral.testing._drive.Driver`. The recorder runs them against a real CLI to
+side on a :class:`~corral.testing.conformance.LiveSession` (the kit's one live driver). The recorder runs them against a real CLI to
 record parser fixtures; the real-CLI tests run the same scenarios and check the outcome. Nothing
 here knows an adapter id: agents differ only through their capabilities.
 """
@@ -17,9 +17,9 @@ from typing import Any
 
 from ..adapters.base import Attachment
 from ..events import ApprovalDecision, QuestionAsked, TextDelta, TurnCompleted
-from ._drive import Driver
+from .conformance._session import LiveSession
 
-DriveFn = Callable[[Driver], Awaitable[None]]
+DriveFn = Callable[[LiveSession], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -79,28 +79,28 @@ def _shell_steps(command: str) -> list[dict[str, Any]]:
     ]
 
 
-async def _one_turn(d: Driver, text: str) -> None:
+async def _one_turn(d: LiveSession, text: str) -> None:
     await d.prompt(text)
     await d.turn()
 
 
-async def drive_text(d: Driver) -> None:
+async def drive_text(d: LiveSession) -> None:
     await _one_turn(d, "Say hello.")
 
 
-async def drive_tool_write(d: Driver) -> None:
+async def drive_tool_write(d: LiveSession) -> None:
     await _one_turn(d, "Create hello.txt containing hi.")
 
 
-async def drive_approval(d: Driver) -> None:
+async def drive_approval(d: LiveSession) -> None:
     await _one_turn(d, "Run the command.")
 
 
-async def drive_question(d: Driver) -> None:
+async def drive_question(d: LiveSession) -> None:
     await _one_turn(d, "Ask me which color to use.")
 
 
-async def drive_cancel(d: Driver) -> None:
+async def drive_cancel(d: LiveSession) -> None:
     await d.prompt("Tell me something slow.")
     await d.until(lambda e: isinstance(e, TextDelta), what="first text delta")
     await d.adapter.interrupt()
@@ -108,12 +108,12 @@ async def drive_cancel(d: Driver) -> None:
     await _one_turn(d, "Now answer quickly.")
 
 
-async def drive_follow_up(d: Driver) -> None:
+async def drive_follow_up(d: LiveSession) -> None:
     await _one_turn(d, "This is the first question.")
     await _one_turn(d, "This is the second question.")
 
 
-async def drive_input_during_turn(d: Driver) -> None:
+async def drive_input_during_turn(d: LiveSession) -> None:
     await d.prompt("Tell me something slow.")
     await d.until(lambda e: isinstance(e, TextDelta), what="first text delta")
     await d.prompt("One extra thing.")
@@ -123,7 +123,7 @@ async def drive_input_during_turn(d: Driver) -> None:
         await d.turn()
 
 
-async def drive_image(d: Driver) -> None:
+async def drive_image(d: LiveSession) -> None:
     image = Attachment(data=red_png(), media_type="image/png", name="red.png")
     await d.prompt("What is in this image?", [image])
     await d.turn()
@@ -214,7 +214,7 @@ SCENARIOS: dict[str, AgentScenario] = {
                 "default": {"text": "Quick answer."},
             },
             drive=drive_cancel,
-            requires=("interrupt",),
+            requires=("cancel",),
         ),
         AgentScenario(
             name="follow-up",

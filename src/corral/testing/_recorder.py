@@ -1,6 +1,6 @@
 """Record a real agent CLI's protocol traffic against the scripted model server.
 
-``corral record AGENT SCENARIO --out DIR`` runs one :mod:`~corral.testing.agent_scenarios` scenario
+``corral record AGENT SCENARIO --out DIR`` runs one :mod:`~corral.testing._agent_scenarios` scenario
 through the adapter with the transport tap on, the fake model server started in-process, an
 isolated HOME and a fresh git repository as the working directory. It writes:
 
@@ -21,27 +21,26 @@ These files are the only parser fixtures corral accepts; none is written by hand
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from .. import agents
 from .._version import __version__
 from ..adapters.base import BaseAdapter, accepts, parse_version
 from ..errors import ConfigError
 from ..redirect import redirect_for
-from ._drive import Driver
-from .agent_scenarios import SCENARIOS, AgentScenario
+from . import _transcript as transcript
+from ._agent_scenarios import SCENARIOS, AgentScenario
+from ._transcript import Tape
+from .conformance._session import LiveSession
 from .fake_model import FakeModelServer
 
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
@@ -50,35 +49,11 @@ API_KEY = "corral-test-key"
 
 
 @dataclass
-class Recording:
-    """The raw lines of one run, in both directions."""
-
-    lines: list[tuple[str, bytes]] = field(default_factory=list)
-
-    def tap(self, direction: str, line: bytes) -> None:
-        self.lines.append((direction, line))
-
-    def jsonl(self) -> str:
-        out = []
-        for direction, raw in self.lines:
-            if direction == "exit":
-                out.append(json.dumps({"dir": "exit", "code": int(raw)}))
-                continue
-            entry: dict[str, Any] = {"dir": direction}
-            try:
-                entry["line"] = msgspec.json.decode(raw)
-            except msgspec.DecodeError:
-                entry["text"] = raw.decode("utf-8", errors="replace")
-            out.append(json.dumps(entry, ensure_ascii=False))
-        return "\n".join(out) + "\n"
-
-
-@dataclass
 class ScenarioRun:
     """What one scenario run left behind: the driver (events), the model's requests, the workspace."""
 
     scenario: AgentScenario
-    driver: Driver
+    driver: LiveSession
     server: FakeModelServer
     cwd: Path
     home: Path
@@ -151,13 +126,12 @@ async def run_scenario(
     }
     # Only what the adapter's __init__ takes (pi, for one, has no permission mode).
     adapter = adapter_cls(**{k: v for k, v in kwargs.items() if accepts(adapter_cls, k)})
-    driver = Driver(adapter, approve=scenario.approve, answer=scenario.answer)
+    driver = LiveSession(adapter, "scenario", approve=scenario.approve, answer=scenario.answer)
     try:
         await driver.start()
         await scenario.drive(driver)
     finally:
-        if not driver.ended:
-            await driver.finish()
+        await driver.close()
     return ScenarioRun(
         scenario=scenario, driver=driver, server=server, cwd=cwd, home=home, argv=argv
     )
@@ -176,7 +150,7 @@ async def record(
     cli = adapter_cls.cli_binary or adapter_cls.agent_id
     binary = binary or locate(cli)
     version = cli_version(binary)
-    recording = Recording()
+    tape = Tape()
     with workspace() as (home, cwd), FakeModelServer(scenario.model) as server:
         run = await run_scenario(
             adapter_cls,
@@ -185,13 +159,9 @@ async def record(
             home=home,
             cwd=cwd,
             binary=binary,
-            tap=recording.tap,
+            tap=tape.tap,
         )
         requests = len(server.requests.model_calls())
-    target = out / cli / version
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{scenario_name}.jsonl"
-    path.write_text(recording.jsonl(), encoding="utf-8")
     meta = {
         "cli": cli,
         "version": version,
@@ -206,5 +176,4 @@ async def record(
         "corral_version": __version__,
         "command": f"corral record {adapter_cls.agent_id} {scenario_name} --out {out}",
     }
-    path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    return path
+    return transcript.write(out, cli, version, scenario_name, tape.entries(), meta)

@@ -1,0 +1,387 @@
+"""P2: corral's translating proxy against LiteLLM's proxy, in front of the same scripted upstream.
+
+Run: ``python -m benchmarks.bench_proxy [--quick]`` (also part of ``make bench``).
+
+Three targets are loaded by the same client in the same run: the scripted model server itself
+(the anchor), corral's proxy and LiteLLM's proxy, both one worker, both forwarding OpenAI Chat
+Completions to the upstream. Added latency = a proxy's percentile minus the anchor's. Also
+reported: corral translating Anthropic Messages → Chat, requests/s per worker at c=50, CPU
+seconds per streamed chunk (the proxy process's utime+stime over the stream run), startup time
+to a healthy answer, and peak RSS.
+
+LiteLLM (``litellm[proxy]``) is installed by this script into a throwaway venv under the corral
+cache dir (``<cache>/bench/litellm-venv``), never into the product's environment. With
+``--no-litellm`` (or when the install fails) only corral is measured and the ratios are omitted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from corral._paths import cache_dir
+
+CHUNKS = 10
+TOKEN = "bench-token"
+PROMPT = [{"role": "user", "content": "Say hello."}]
+SCENARIO = {
+    "steps": [{"match": {"kind": "any"}, "reply": {"text": "hello " * CHUNKS, "chunks": CHUNKS}}]
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def proc_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_rss_mb(pid: int) -> float:
+    """Peak resident set (VmHWM) of the process and its children, in MB."""
+    total = 0.0
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(p) for p in children.read_text().split()]
+    for p in pids:
+        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                total += int(line.split()[1]) / 1024
+    return total
+
+
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url} exited with {proc.returncode} during startup")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return time.perf_counter() - start
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.01)
+    raise TimeoutError(f"{url} not healthy within {timeout}s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def start_upstream(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    scenario = tmp / "scenario.json"
+    scenario.write_text(json.dumps(SCENARIO))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "corral", "fake-model", "serve", "--scenario", str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().decode().strip()
+    return proc, url
+
+
+def start_corral(upstream: str, tmp: Path) -> tuple[subprocess.Popen[bytes], str, float]:
+    env = dict(os.environ, CORRAL_PROXY_TOKEN=TOKEN, CORRAL_HOME=str(tmp / "home"))
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "corral",
+            "proxy",
+            "serve",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            upstream + "/v1",
+            "--model",
+            "fake-model",
+            "--json",
+            "--usage-log",
+            str(tmp / "usage.jsonl"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.stdout is not None
+    url = json.loads(proc.stdout.readline())["base_url"]
+    startup = time.perf_counter() - start
+    wait_healthy(url + "/health", proc, 30)
+    return proc, url, startup
+
+
+def litellm_venv(log: list[str]) -> Path | None:
+    venv = cache_dir() / "bench" / "litellm-venv"
+    binary = venv / "bin" / "litellm"
+    if binary.exists():
+        return binary
+    print("  installing litellm[proxy] into", venv, "(once)")
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+        subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", "litellm[proxy]"], check=True, timeout=1800
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        log.append(f"litellm install failed: {exc}")
+        return None
+    return binary if binary.exists() else None
+
+
+def start_litellm(
+    binary: Path, upstream: str, tmp: Path
+) -> tuple[subprocess.Popen[bytes], str, float]:
+    config = tmp / "litellm.yaml"
+    config.write_text(
+        "model_list:\n"
+        "  - model_name: fake-model\n"
+        "    litellm_params:\n"
+        "      model: openai/fake-model\n"
+        f"      api_base: {upstream}/v1\n"
+        "      api_key: unused\n"
+        "general_settings:\n"
+        f"  master_key: sk-{TOKEN}\n"
+        "litellm_settings:\n"
+        "  telemetry: false\n"
+    )
+    port = free_port()
+    env = dict(
+        os.environ, LITELLM_LOG="ERROR", LITELLM_TELEMETRY="False", DISABLE_SCHEMA_UPDATE="true"
+    )
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [
+            str(binary),
+            "--config",
+            str(config),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num_workers",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp,
+    )
+    url = f"http://127.0.0.1:{port}"
+    startup = wait_healthy(url + "/health/liveliness", proc, 180)
+    return proc, url, time.perf_counter() - start if startup else startup
+
+
+async def one(
+    client: httpx.AsyncClient,
+    url: str,
+    path: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    stream: bool,
+) -> tuple[float, int]:
+    start = time.perf_counter()
+    if not stream:
+        response = await client.post(url + path, json=body, headers=headers)
+        response.raise_for_status()
+        return time.perf_counter() - start, 0
+    chunks = 0
+    async with client.stream("POST", url + path, json=body, headers=headers) as response:
+        response.raise_for_status()
+        async for line in response.aiter_lines():
+            if line.startswith("data:") and "[DONE]" not in line:
+                chunks += 1
+    return time.perf_counter() - start, chunks
+
+
+async def load(
+    url: str,
+    path: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    stream: bool,
+    n: int,
+    concurrency: int,
+) -> dict[str, float]:
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(timeout=60, limits=limits, trust_env=False) as client:
+        for _ in range(min(20, n)):
+            await one(client, url, path, body, headers, stream)
+        times: list[float] = []
+        queue = list(range(n))
+
+        async def worker() -> None:
+            while queue:
+                queue.pop()
+                elapsed, _ = await one(client, url, path, body, headers, stream)
+                times.append(elapsed)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.perf_counter() - start
+    times.sort()
+    return {
+        "p50": statistics.median(times) * 1000,
+        "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+        "rps": n / wall,
+    }
+
+
+CHAT = {"model": "fake-model", "messages": PROMPT, "max_tokens": 50}
+ANTHROPIC = {"model": "fake-model", "max_tokens": 50, "messages": PROMPT}
+
+
+def measure(
+    name: str,
+    url: str,
+    headers: dict[str, str],
+    pid: int | None,
+    sizes: dict[int, int],
+    rows: dict[str, Any],
+    path: str = "/v1/chat/completions",
+    body: dict[str, Any] = CHAT,
+) -> None:
+    for stream in (False, True):
+        for concurrency, n in sizes.items():
+            payload = body | {"stream": stream}
+            cpu0 = proc_cpu(pid) if pid else 0.0
+            result = asyncio.run(load(url, path, payload, headers, stream, n, concurrency))
+            if pid and concurrency == max(sizes):
+                cpu = (proc_cpu(pid) - cpu0) / (n + min(20, n))
+                result["cpu_per_request_ms"] = cpu * 1000
+                result["requests_per_cpu_second"] = 1 / cpu if cpu else float("inf")
+                if stream:
+                    result["cpu_per_chunk_us"] = cpu / CHUNKS * 1e6
+            key = f"{'stream' if stream else 'json'} c={concurrency}"
+            rows.setdefault(name, {})[key] = result
+            print(
+                f"  {name:<22} {key:<12} p50 {result['p50']:8.2f} ms  p99 {result['p99']:8.2f} ms  {result['rps']:8.1f} req/s"
+            )
+
+
+def run(quick: bool = False, with_litellm: bool = True) -> dict[str, Any]:
+    sizes = {1: 60, 50: 300} if quick else {1: 200, 50: 800}
+    rows: dict[str, Any] = {}
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory() as raw_tmp:
+        tmp = Path(raw_tmp)
+        upstream, up_url = start_upstream(tmp)
+        procs = [upstream]
+        try:
+            corral, corral_url, corral_start = start_corral(up_url, tmp)
+            procs.append(corral)
+            auth = {"authorization": f"Bearer {TOKEN}"}
+            measure("upstream (anchor)", up_url, {}, None, sizes, rows)
+            measure("corral", corral_url, auth, corral.pid, sizes, rows)
+            measure(
+                "corral anthropic→chat",
+                corral_url,
+                {"x-api-key": TOKEN},
+                None,
+                sizes,
+                rows,
+                "/v1/messages",
+                ANTHROPIC,
+            )
+            rows["corral"]["startup_s"] = corral_start
+            rows["corral"]["rss_mb"] = proc_rss_mb(corral.pid)
+            binary = litellm_venv(notes) if with_litellm else None
+            if binary is not None:
+                lite, lite_url, lite_start = start_litellm(binary, up_url, tmp)
+                procs.append(lite)
+                measure(
+                    "litellm",
+                    lite_url,
+                    {"authorization": f"Bearer sk-{TOKEN}"},
+                    lite.pid,
+                    sizes,
+                    rows,
+                )
+                rows["litellm"]["startup_s"] = lite_start
+                rows["litellm"]["rss_mb"] = proc_rss_mb(lite.pid)
+        finally:
+            for proc in reversed(procs):
+                stop(proc)
+    report(rows, notes)
+    return rows
+
+
+def report(rows: dict[str, Any], notes: list[str]) -> None:
+    anchor = rows["upstream (anchor)"]
+    print("\n  added latency over the anchor, p50/p99 (ms), and the ratio litellm/corral:")
+    for key in anchor:
+        line = f"  {key:<12}"
+        added: dict[str, tuple[float, float]] = {}
+        for name in ("corral", "litellm"):
+            if name in rows:
+                p50, p99 = (rows[name][key][p] - anchor[key][p] for p in ("p50", "p99"))
+                added[name] = (p50, p99)
+                line += f"  {name} {p50:+.2f}/{p99:+.2f}"
+        if len(added) == 2:
+            line += "  ratio " + " ".join(
+                f"{p} {_ratio(added['litellm'][i], added['corral'][i])}"
+                for i, p in enumerate(("p50", "p99"))
+            )
+        print(line)
+    for name in ("corral", "litellm"):
+        if name in rows:
+            r = rows[name]
+            cpu = r["stream c=50"].get("cpu_per_chunk_us", float("nan"))
+            per_cpu = r["json c=50"].get("requests_per_cpu_second", float("nan"))
+            print(
+                f"  {name:<8} req/s/worker measured (json c=50) {r['json c=50']['rps']:.1f}, "
+                f"per CPU-second {per_cpu:.0f}; cpu/chunk {cpu:.1f} us; "
+                f"startup {r['startup_s']:.2f} s; rss {r['rss_mb']:.0f} MB"
+            )
+    if "litellm" in rows:
+        c, lite = rows["corral"]["json c=50"], rows["litellm"]["json c=50"]
+        measured = c["rps"] / lite["rps"]
+        per_cpu = c["requests_per_cpu_second"] / lite["requests_per_cpu_second"]
+        print(f"  req/s corral/litellm: measured {measured:.1f}x, per CPU-second {per_cpu:.1f}x")
+    for note in notes:
+        print("  note:", note)
+
+
+def _ratio(litellm: float, corral: float) -> str:
+    """litellm/corral added latency; corral's within the anchor's noise (<= 0) has no ratio."""
+    if corral <= 0:
+        return "n/a (corral within noise)"
+    return f"{litellm / corral:.1f}x"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_proxy")
+    parser.add_argument("--quick", action="store_true", help="Fewer requests (a smoke run).")
+    parser.add_argument("--no-litellm", action="store_true", help="Measure corral only.")
+    parser.add_argument("--json", dest="json_out", help="Also write the figures to this file.")
+    args = parser.parse_args(argv)
+    rows = run(quick=args.quick, with_litellm=not args.no_litellm)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``GET /api/adapters/{adapter_id}/models``: the models an adapter lists live, for the new-session form.
+
+Only adapters that declare ``provides_models`` can answer (today OpenCode and Pi, through their
+running server / RPC process). For those, corral starts a short-lived instance in a scratch
+directory, asks ``list_models()`` and stops it, every step bounded; the answer is cached per
+adapter for :data:`CACHE_SECONDS`. Every other adapter answers ``live: false`` with the reason, and
+the form keeps a free-text model field: corral never shows a hard-coded cross-provider catalog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+import uuid
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..adapters.base import construct
+from ..sessions import SessionManager
+from ._responses import json_response
+
+CACHE_SECONDS = 300.0
+START_TIMEOUT = 60.0
+LIST_TIMEOUT = 20.0
+STOP_TIMEOUT = 10.0
+
+
+class ModelList(msgspec.Struct, frozen=True, kw_only=True):
+    adapter_id: str
+    live: bool
+    """True when the list came from the adapter just now (or from the cache of such a list)."""
+    models: list[str]
+    reason: str | None = None
+    """Why there is no live list (the adapter cannot report one, or asking it failed)."""
+
+
+async def _ask(manager: SessionManager, adapter_id: str) -> ModelList:
+    cls = manager.resolver(adapter_id)  # an unknown id raises AdapterNotFoundError: 404
+    if not cls.provides_models:
+        reason = f"{cls.display_name} does not report its models to corral; type a model name"
+        return ModelList(adapter_id=adapter_id, live=False, models=[], reason=reason)
+    with tempfile.TemporaryDirectory(prefix="corral-models-") as scratch:
+        adapter = construct(cls, cwd=scratch)
+        try:
+            await asyncio.wait_for(adapter.start(f"models-{uuid.uuid4().hex}"), START_TIMEOUT)
+            models = await asyncio.wait_for(adapter.list_models(), LIST_TIMEOUT)
+        except Exception as exc:  # the agent is not ready: say so, the form stays usable
+            reason = f"could not ask {cls.display_name}: {type(exc).__name__}: {exc}"
+            return ModelList(adapter_id=adapter_id, live=False, models=[], reason=reason)
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(adapter.stop(), STOP_TIMEOUT)
+    return ModelList(adapter_id=adapter_id, live=True, models=sorted(set(models)))
+
+
+async def list_models(request: Request) -> Response:
+    adapter_id = str(request.path_params["adapter_id"])
+    state = request.app.state
+    cache: dict[str, tuple[float, ModelList]] | None = getattr(state, "model_lists", None)
+    if cache is None:
+        cache = state.model_lists = {}
+    hit = cache.get(adapter_id)
+    if hit is not None and time.monotonic() - hit[0] < CACHE_SECONDS:
+        return json_response(hit[1])
+    locks: dict[str, asyncio.Lock] | None = getattr(state, "model_locks", None)
+    if locks is None:
+        locks = state.model_locks = {}
+    async with locks.setdefault(adapter_id, asyncio.Lock()):  # one probe per adapter at a time
+        hit = cache.get(adapter_id)
+        if hit is None or time.monotonic() - hit[0] >= CACHE_SECONDS:
+            result = await _ask(state.manager, adapter_id)
+            if result.live:
+                cache[adapter_id] = (time.monotonic(), result)
+            hit = (time.monotonic(), result)
+    return json_response(hit[1])
+
+
+ROUTES = [Route("/api/adapters/{adapter_id}/models", list_models, methods=["GET"])]
+
+OPENAPI_TYPES: tuple[Any, ...] = (ModelList,)
