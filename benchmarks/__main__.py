@@ -8,57 +8,74 @@ prompt, an event an observer missed, a parser escape); a missed speed goal is pr
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 
-def _queue_throughput(quick: bool) -> bool:
+def _queue_throughput(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import queue_throughput
 
     queue_throughput.run(n=50 if quick else 300)
     return False
 
 
-def _queue_crash(quick: bool) -> bool:
+def _queue_crash(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import queue_crash
 
     return bool(queue_crash.run(trials=100 if quick else 1000)["violations"])
 
 
-def _claude_parse(quick: bool) -> bool:
+def _claude_parse(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import bench_claude_parse
 
     return bool(bench_claude_parse.main(["--lines", "20000", "--repeat", "3"] if quick else []))
 
 
-def _webapp(quick: bool) -> bool:
+def _webapp(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import bench_webapp
 
     web = bench_webapp.run(2_000 if quick else 10_000)
     return web is not None and not web["ok"]
 
 
-def _proxy(quick: bool) -> bool:
+def _proxy(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import bench_proxy
 
     bench_proxy.run(quick=quick)
     return False
 
 
-def _fuzz(quick: bool) -> bool:
+def _fuzz(args: argparse.Namespace) -> bool:
     from . import bench_fuzz
 
-    return bool(bench_fuzz.main(["--lines", "20000" if quick else "1000000"]))
+    return bool(bench_fuzz.main(["--lines", "20000" if args.quick else "1000000"]))
 
 
-def _launch(quick: bool) -> bool:
+def _launch(args: argparse.Namespace) -> bool:
+    quick = args.quick
     from . import bench_launch
 
     bench_launch.main(["--repeat", "2" if quick else "5"])
     return False
 
 
-SECTIONS: dict[str, tuple[str, Callable[[bool], bool]]] = {
+def _board(args: argparse.Namespace) -> bool:
+    from . import bench_board
+
+    board = bench_board.run(n=500 if args.quick else 3000, bench_path=args.bench_board)
+    goals = board["goals"]
+    assert isinstance(goals, dict)
+    return not goals["no_event_lost"]
+
+
+SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "queue": ("prompt queue: enqueue→deliver throughput vs raw fsync'd inserts", _queue_throughput),
     "crash": ("prompt queue: SIGKILL crash trials", _queue_crash),
     "claude-parse": (
@@ -69,6 +86,7 @@ SECTIONS: dict[str, tuple[str, Callable[[bool], bool]]] = {
     "proxy": ("P2 model proxy: corral vs LiteLLM in front of the same scripted upstream", _proxy),
     "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
     "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
+    "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),
 }
 
 
@@ -77,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="Fewer iterations (a smoke run).")
     parser.add_argument(
         "--only", default="", help=f"Comma-separated sections: {', '.join(SECTIONS)}"
+    )
+    parser.add_argument(
+        "--bench-board",
+        type=Path,
+        default=os.environ.get("BENCH_BOARD") or None,
+        help="A checkout (or git dir) of the seed-002 board to run P4 against.",
     )
     args = parser.parse_args(argv)
     wanted = [s for s in args.only.split(",") if s] or list(SECTIONS)
@@ -87,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, name in enumerate(wanted):
         title, run = SECTIONS[name]
         print(f"{'' if i == 0 else chr(10)}== {title} ==", flush=True)
-        if run(args.quick):
+        if run(args):
             failed.append(name)
     if failed:
         print(f"\ncorrectness failures in: {', '.join(failed)}")

@@ -205,3 +205,26 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             )
             applied_now.append(name)
     return applied_now
+
+
+def m_board_events(conn: sqlite3.Connection) -> None:
+    # The event board (seed 002 schema v1): one row per accepted event, ``id`` is the SSE resume
+    # point. ``body`` is the event as viewers get it; the other columns exist to filter on.
+    conn.execute(
+        """CREATE TABLE board_events (
+            id INTEGER PRIMARY KEY,
+            ts TEXT NOT NULL,
+            session TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            running INTEGER NOT NULL,
+            agent TEXT,
+            task TEXT,
+            body TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX board_events_by_session ON board_events(session, id)")
+    conn.execute("CREATE INDEX board_events_by_agent ON board_events(agent, id)")
+    conn.execute("CREATE INDEX board_events_by_task ON board_events(task, id)")
+
+
+MIGRATIONS = (*MIGRATIONS, m_board_events)

@@ -33,6 +33,8 @@ _GROUPS = (
     "attach",
     "proxy",
     "launch",
+    "wire",
+    "job",
 )
 
 

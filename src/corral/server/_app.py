@@ -29,6 +29,7 @@ from ..errors import ConfigError, CorralError
 from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionManager
 from . import (
     _adapters_api,
+    _board_api,
     _files_api,
     _login,
     _models_api,
@@ -163,6 +164,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
             msgspec.DecodeError: on_bad_body,
         },
     )
+    _board_api.mount(app)
     app.state.settings = settings
     app.state.token = token
     app.state.limits = settings.limits

@@ -34,7 +34,7 @@ from ._responses import error_response
 
 COOKIE = "corral_auth"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
-OPEN_PATHS = frozenset({"/", "/api/health", "/auth/login"})
+OPEN_PATHS = frozenset({"/", "/board", "/api/health", "/auth/login"})
 """Paths anyone who passes the Host/Origin checks may ``GET`` without credentials."""
 OPEN_PREFIXES = ("/static/",)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

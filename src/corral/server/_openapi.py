@@ -14,7 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _files_api, _models_api, _overview_api
+from . import _adapters_api, _board_api, _files_api, _models_api, _overview_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -42,6 +42,7 @@ _TYPES: tuple[Any, ...] = (
     *_models_api.OPENAPI_TYPES,
     *_files_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
+    *_board_api.OPENAPI_TYPES,
 )
 
 
@@ -247,6 +248,7 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "Retry a failed or indeterminate prompt", params=pid, returns=prompt, mutating=True
             )
         },
+        **_board_api.openapi_paths(),
     }
 
 

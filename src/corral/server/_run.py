@@ -26,6 +26,9 @@ class _Server(uvicorn.Server):
         manager = getattr(self.corral_app.state, "manager", None)
         if manager is not None:
             manager.hub.close()
+        board = getattr(self.corral_app.state, "board", None)
+        if board is not None:
+            board.fanout.close()
         await super().shutdown(sockets)
 
 

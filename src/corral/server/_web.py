@@ -46,11 +46,20 @@ def _asset(name: str) -> bytes | None:
         return None
 
 
-async def index(request: Request) -> Response:
-    body = _asset("index.html")
+def _page(name: str) -> Response:
+    body = _asset(name)
     if body is None:  # pragma: no cover - a broken install
-        return error_response(500, "missing_asset", "index.html is not installed")
+        return error_response(500, "missing_asset", f"{name} is not installed")
     return Response(body, media_type=MEDIA_TYPES["html"], headers=HEADERS)
+
+
+async def index(request: Request) -> Response:
+    return _page("index.html")
+
+
+async def board(request: Request) -> Response:
+    """The event board's page (seed 002); its data comes from ``/api/events``."""
+    return _page("board.html")
 
 
 async def static(request: Request) -> Response:
@@ -62,4 +71,8 @@ async def static(request: Request) -> Response:
     return Response(body, media_type=MEDIA_TYPES[match.group(1)], headers=HEADERS)
 
 
-ROUTES = [Route("/", index, methods=["GET"]), Route("/static/{name}", static, methods=["GET"])]
+ROUTES = [
+    Route("/", index, methods=["GET"]),
+    Route("/board", board, methods=["GET"]),
+    Route("/static/{name}", static, methods=["GET"]),
+]

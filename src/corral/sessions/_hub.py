@@ -48,8 +48,12 @@ class _Subscriber:
 class Hub:
     def __init__(self) -> None:
         self._subs: dict[str, set[_Subscriber]] = {}
+        self.taps: list[Callable[[Envelope], None]] = []
+        """Called with every published envelope (the event board); a tap must never raise."""
 
     def publish(self, envelope: Envelope) -> None:
+        for tap in self.taps:
+            tap(envelope)
         for sub in list(self._subs.get(envelope.session_id, ())):
             sub.offer(envelope)
 

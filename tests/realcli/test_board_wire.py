@@ -1,0 +1,170 @@
+"""A wired project's interactive session, under a pseudo-terminal, shows up live on the board.
+
+Claude Code and opencode are started as a person would start them (their TUI, on a PTY) in a
+project wired by ``corral wire``, against the scripted model (``write-file``). The board must see
+the session start, the write as a running line and then as a completed event, the agent going
+idle, and the session's end. ``unwire`` must then restore the project's files byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from _board_helpers import BoardFollower, Event, PtyAgent, board_service
+
+from conftest import base_env
+from corral.board import _wire
+from corral.redirect import redirect_for
+from corral.testing import FakeModelServer
+
+pytestmark = pytest.mark.realcli
+
+PROMPT = "Create a file named hello.txt in the current directory containing exactly: hi"
+
+
+@pytest.fixture
+def board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, BoardFollower]]:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "corral-home"))
+    with board_service(tmp_path / "board.db") as url:
+        follower = BoardFollower(url)
+        try:
+            yield url, follower
+        finally:
+            follower.stop()
+
+
+def sha(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def _index(events: list[Event], pred: Callable[[Event], bool]) -> int:
+    return next(i for i, e in enumerate(events) if pred(e))
+
+
+def assert_live_sequence(events: list[Event]) -> None:
+    start = _index(events, lambda e: e["kind"] == "session")
+    running = _index(
+        events, lambda e: e["kind"] == "edit" and e.get("running") and "hello.txt" in e["summary"]
+    )
+    done = _index(events, lambda e: e["kind"] == "edit" and not e.get("running") and e.get("ok"))
+    idle = _index(events, lambda e: e["kind"] == "idle")
+    end = _index(events, lambda e: e["kind"] == "end")
+    assert start < running < done < idle < end, [(e["kind"], e.get("running")) for e in events]
+    assert len({e["session"] for e in events}) == 1
+
+
+def has(kind: str) -> Callable[[list[Event]], bool]:
+    return lambda events: any(e["kind"] == kind for e in events)
+
+
+def run_wired_session(
+    agent: str,
+    argv: list[str],
+    env: dict[str, str],
+    repo: Path,
+    follower: BoardFollower,
+    *,
+    idle_timeout: float,
+) -> list[Event]:
+    tty = PtyAgent(argv, env=env, cwd=repo)
+    try:
+        follower.wait(has("idle"), idle_timeout)
+        assert (repo / "hello.txt").read_text().strip() == "hi"
+        # Leave the way a person does; the TUI can be slow to take the command under load.
+        for _ in range(3):
+            tty.type("/exit")
+            if tty.wait_exit(2):
+                break
+            tty.type("\r")
+            if tty.wait_exit(15):
+                break
+        assert not tty.alive(), f"{agent} did not exit:\n{tty.screen_tail()}"
+        return follower.wait(has("end"), 30)
+    finally:
+        tty.kill()
+
+
+def test_claude_code_session_on_the_board(
+    board: tuple[str, BoardFollower],
+    git_repo: Path,
+    tmp_path: Path,
+    agent_bin: Callable[[str], Path],
+) -> None:
+    binary = agent_bin("claude")
+    url, follower = board
+    settings = git_repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_bytes(b'{\n  "permissions": {"allow": ["Bash(ls:*)"]}\n}\n')
+    original = sha(settings)
+
+    wired = _wire.apply(_wire.plan("claude-code", git_repo, url=url))
+    assert [e["path"] for e in wired] == [".claude/settings.json"]
+    assert _wire.plan("claude-code", git_repo, url=url).edits == ()  # wiring twice: no change
+
+    with FakeModelServer("write-file") as model:
+        home = tmp_path / "home"
+        redirect = redirect_for(
+            "claude", base_url=model.base_url, model="fake-model", api_key="test", home=home
+        )
+        redirect.apply()
+        # A person has answered the first-run questions already: onboarding, key, folder trust.
+        (home / ".claude" / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "customApiKeyResponses": {"approved": ["test"], "rejected": []},
+                    "projects": {
+                        str(git_repo): {
+                            "hasTrustDialogAccepted": True,
+                            "hasCompletedProjectOnboarding": True,
+                        }
+                    },
+                }
+            )
+        )
+        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        argv = [str(binary), *redirect.argv, "--permission-mode", "acceptEdits", PROMPT]
+        events = run_wired_session("claude", argv, env, git_repo, follower, idle_timeout=90)
+
+    assert_live_sequence(events)
+    restored = _wire.unwire("claude-code", git_repo)
+    assert [(r.path, r.action) for r in restored] == [(".claude/settings.json", "restored")]
+    assert sha(settings) == original
+
+
+@pytest.mark.timeout(300)
+def test_opencode_session_on_the_board(
+    board: tuple[str, BoardFollower],
+    git_repo: Path,
+    tmp_path: Path,
+    agent_bin: Callable[[str], Path],
+) -> None:
+    binary = agent_bin("opencode")
+    url, follower = board
+    plugin = git_repo / ".opencode" / "plugin" / "corral-board.js"
+
+    wired = _wire.apply(_wire.plan("opencode", git_repo, url=url))
+    assert [e["path"] for e in wired] == [".opencode/plugin/corral-board.js"]
+    assert _wire.plan("opencode", git_repo, url=url).edits == ()
+
+    with FakeModelServer("write-file") as model:
+        redirect = redirect_for(
+            "opencode", base_url=model.base_url, model="fake-model", api_key="test",
+            home=tmp_path / "home",
+        )  # fmt: skip
+        redirect.apply()
+        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        argv = [str(binary), *redirect.argv, "--prompt", PROMPT]
+        events = run_wired_session("opencode", argv, env, git_repo, follower, idle_timeout=200)
+
+    assert_live_sequence(events)
+    assert plugin.exists()
+    restored = _wire.unwire("opencode", git_repo)
+    assert [(r.path, r.action) for r in restored] == [
+        (".opencode/plugin/corral-board.js", "removed")
+    ]
+    assert not plugin.exists()
