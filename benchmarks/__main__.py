@@ -52,6 +52,12 @@ def _proxy(args: argparse.Namespace) -> bool:
     return False
 
 
+def _fuzz(args: argparse.Namespace) -> bool:
+    from . import bench_fuzz
+
+    return bool(bench_fuzz.main(["--lines", "20000" if args.quick else "1000000"]))
+
+
 def _launch(args: argparse.Namespace) -> bool:
     quick = args.quick
     from . import bench_launch
@@ -79,6 +85,7 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "webapp": ("web app: open a 10,000-event transcript in headless Chromium", _webapp),
     "proxy": ("P2 model proxy: corral vs LiteLLM in front of the same scripted upstream", _proxy),
     "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
+    "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
     "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),
 }
 

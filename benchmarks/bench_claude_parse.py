@@ -10,7 +10,8 @@ timed in this process on the same bytes (best of ``--repeat`` runs):
 * ``json.loads + sdk.parse_message``   what claude-agent-sdk does with each line
 * ``msgspec decode``                   a bare fast decode
 * ``orjson.loads``                     another bare fast decode (when orjson is installed)
-* ``corral``                           msgspec decode + ``ClaudeStreamParser.feed``
+* ``corral``                           the drivers' ``loads`` (msgspec, with a fallback) +
+                                       ``ClaudeStreamParser.feed`` (total, storable events)
 
 claude-agent-sdk is not installed (its wheel bundles a ~400 MB CLI and pulls in ``mcp``): its parser
 modules (``types``, ``_errors``, ``_internal/message_parser``, pure Python, stdlib-only at import)
@@ -34,6 +35,7 @@ from typing import Any
 import msgspec
 
 from corral._paths import cache_dir
+from corral._process._decode import loads
 from corral.protocols.claude_stream_json import ClaudeStreamParser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         feed = parser.feed
         n = 0
         for line in lines:
-            n += len(feed(decode(line)))
+            n += len(feed(loads(line)))
         return n
 
     pipelines: list[tuple[str, Callable[[], int]]] = [

@@ -11,6 +11,9 @@ What it does, and nothing else:
   whose return value is sent back as ``result``; raising ``JsonRpcError`` sends that error; a method
   with no handler (``on_request`` returns :data:`METHOD_NOT_FOUND`) gets ``-32601``.
 * Anything that is not JSON-RPC (a bare JSON value, garbage, an overlong line) goes to ``on_other``.
+* Nothing the peer writes ends the read loop: a line that is not JSON (see
+  :func:`~corral._process._decode.loads`), an ``id`` that is not a string or a number, or a
+  handler that raises goes to ``on_other`` (a raising handler is logged too).
 * When the peer's stdout ends, every pending request fails with a ProcessError carrying the exit
   code and stderr tail.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +33,7 @@ import msgspec
 
 from ..errors import JsonRpcError, ProcessError
 from ._correlate import Correlator
+from ._decode import BadJson, loads
 from ._line import LineTransport
 from ._transport import OverlongLine
 
@@ -40,6 +45,8 @@ NotificationHandler = Callable[[str, Any], None]
 OtherHandler = Callable[["bytes | OverlongLine"], None]
 
 _encoder = msgspec.json.Encoder()
+_ID_TYPES = (int, str)
+log = logging.getLogger("corral.jsonrpc")
 
 
 async def _no_requests(method: str, params: Any) -> Any:
@@ -137,14 +144,20 @@ class JsonRpcClient:
                     self.on_other(line)
                     continue
                 try:
-                    msg = msgspec.json.decode(line)
-                except msgspec.DecodeError:
+                    msg = loads(line)
+                except BadJson:
                     self.on_other(line)
                     continue
                 if not isinstance(msg, dict):
                     self.on_other(line)
                     continue
-                self._dispatch(msg, line)
+                try:
+                    self._dispatch(msg, line)
+                except Exception as exc:  # a handler's bug must not end the read loop
+                    log.warning("a JSON-RPC message could not be handled: %r", exc)
+                    log.debug("the traceback", exc_info=exc)
+                    with contextlib.suppress(Exception):
+                        self.on_other(line)
         finally:
             code = self.transport.returncode
             self._closed_error = ProcessError(
@@ -156,6 +169,10 @@ class JsonRpcClient:
     def _dispatch(self, msg: dict[str, Any], line: bytes) -> None:
         method = msg.get("method")
         msg_id = msg.get("id")
+        if msg_id is not None and (type(msg_id) not in _ID_TYPES):
+            # JSON-RPC ids are strings or numbers; a float, list or object matches nothing we sent.
+            self.on_other(line)
+            return
         if isinstance(method, str):
             if msg_id is None:
                 self.on_notification(method, msg.get("params"))
@@ -172,10 +189,13 @@ class JsonRpcClient:
             if err is not None:
                 if not isinstance(err, dict):
                     err = {"code": -32603, "message": str(err)}
+                code = err.get("code")
                 settled = self._calls.reject(
                     msg_id,
                     JsonRpcError(
-                        int(err.get("code", -32603)), str(err.get("message", "")), err.get("data")
+                        code if type(code) is int else -32603,
+                        str(err.get("message", "")),
+                        err.get("data"),
                     ),
                 )
             else:

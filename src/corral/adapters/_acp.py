@@ -69,6 +69,7 @@ from ..events import (
     StatusChanged,
     Usage,
 )
+from ..events._text import storable
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
 from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize, open_session
@@ -523,6 +524,7 @@ class AcpAdapter(BaseAdapter, abstract=True):
     def _emit(self, event: Event) -> None:
         if self._ended:
             return
+        event = storable(event)  # the driver's own events carry vendor payloads too
         if isinstance(event, Usage):
             self._usage.add(event)
         self._events.put_nowait(event)

@@ -17,9 +17,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import msgspec
-
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
+from .._process._decode import BadJson, loads
 from ..errors import ProcessError, UnsupportedOperation
 from ..events import (
     AgentInfo,
@@ -31,6 +30,7 @@ from ..events import (
     TurnCompleted,
     UnknownEvent,
 )
+from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
@@ -140,8 +140,8 @@ class CodexExecAdapter(BaseAdapter):
             if not line.strip():
                 continue
             try:
-                obj = msgspec.json.decode(line)
-            except msgspec.DecodeError:
+                obj = loads(line)
+            except BadJson:
                 obj = None
             if not isinstance(obj, dict):
                 self._emit(UnknownEvent(vendor_type="non-json", raw=line.decode(errors="replace")))
@@ -207,4 +207,4 @@ class CodexExecAdapter(BaseAdapter):
 
     def _emit(self, event: Event) -> None:
         if not self._ended:
-            self._events.put_nowait(event)
+            self._events.put_nowait(storable(event))

@@ -38,6 +38,7 @@ from .._process import (
     TurnMark,
     end_turn,
 )
+from .._process._decode import BadJson, loads
 from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
@@ -49,6 +50,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..protocols._total import parse_error
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
@@ -319,12 +321,20 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     async def _read_loop(self, transport: LineTransport) -> None:
         try:
             async for line in transport.lines():
-                for event in self._on_line(line):
+                for event in self._on_line_safely(line):
                     await self._queue.put(event)
                 while self._actions:
                     await self._actions.pop(0)()
         finally:
             await self._finish(transport)
+
+    def _on_line_safely(self, line: bytes | OverlongLine) -> list[Event]:
+        """The read loop's safety net: no line the agent prints may end the session."""
+        try:
+            return self._on_line(line)
+        except Exception as exc:
+            head = line if isinstance(line, bytes) else line.head
+            return [parse_error(type(self).__name__, exc, head[:4096].decode("utf-8", "replace"))]
 
     def _on_line(self, line: bytes | OverlongLine) -> list[Event]:
         if isinstance(line, OverlongLine):
@@ -338,17 +348,19 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         if not stripped:
             return []
         try:
-            obj = msgspec.json.decode(stripped)
-        except msgspec.DecodeError:
+            obj = loads(stripped)
+        except BadJson:
             return [bad_line(stripped)]
         if not isinstance(obj, dict):
             return [bad_line(stripped)]
         kind = obj.get("type")
         if kind == "control_response":
-            self._resolve(obj.get("response") or {})
+            response = obj.get("response")
+            self._resolve(response if isinstance(response, dict) else {})
             return []
         if kind == "control_request":
-            subtype = (obj.get("request") or {}).get("subtype")
+            request = obj.get("request")
+            subtype = request.get("subtype") if isinstance(request, dict) else None
             request_id = obj.get("request_id")
             if subtype != "can_use_tool" and isinstance(request_id, str):
                 error = f"corral does not handle {subtype!r}"
@@ -365,7 +377,9 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         return events
 
     def _resolve(self, response: dict[str, Any]) -> None:
-        request_id = response.get("request_id", "")
+        request_id = response.get("request_id")
+        if not isinstance(request_id, str):
+            return
         if response.get("subtype") == "error":
             self._calls.reject(request_id, ProtocolError(f"agent refused: {response.get('error')}"))
         else:

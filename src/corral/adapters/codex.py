@@ -46,6 +46,7 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._text import storable
 from ..intents import Intent
 from ..intents import codex as intent_rules
 from ..protocols.codex_app_server import (
@@ -448,7 +449,7 @@ class CodexAdapter(BaseAdapter):
         if not self._ended:
             if isinstance(event, Usage):
                 self._usage.add(event)
-            self._events.put_nowait(event)
+            self._events.put_nowait(storable(event))
 
     def _end(self, event: SessionEnded) -> None:
         self._emit(event)

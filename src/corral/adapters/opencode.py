@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 
 from .._process import Tap
+from .._process._decode import BadJson, loads
 from .._process._sse import SseClient
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
@@ -41,6 +42,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..events._text import storable
 from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
@@ -187,8 +189,8 @@ class OpenCodeAdapter(BaseAdapter):
             if self.tap is not None:
                 self.tap("out", msg.data.encode())
             try:
-                obj = json.loads(msg.data)
-            except ValueError:
+                obj = loads(msg.data)
+            except BadJson:
                 self._emit([ErrorEvent(message="undecodable /event data", raw=msg.data)])
                 continue
             try:
@@ -376,7 +378,7 @@ class OpenCodeAdapter(BaseAdapter):
     def _emit(self, events: list[Event]) -> None:
         for event in events:
             if not self._ended:
-                self._queue.put_nowait(event)
+                self._queue.put_nowait(storable(event))
 
     def _end(
         self, reason: EndReason, code: int | None, message: str | None, tail: str | None

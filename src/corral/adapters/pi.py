@@ -31,6 +31,7 @@ from .._process import (
     TurnMark,
     end_turn,
 )
+from .._process._decode import BadJson, loads
 from .._process._stop import CANCEL_WAIT
 from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
@@ -42,6 +43,7 @@ from ..events import (
     SessionStarted,
     Usage,
 )
+from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
@@ -196,8 +198,8 @@ class PiAdapter(BaseAdapter):
                 self._emit([ErrorEvent(message=f"pi printed an overlong line ({line.size} bytes)")])
                 continue
             try:
-                obj = json.loads(line)
-            except ValueError:
+                obj = loads(line)
+            except BadJson:
                 self._emit(
                     [
                         ErrorEvent(
@@ -209,13 +211,19 @@ class PiAdapter(BaseAdapter):
                 continue
             if not isinstance(obj, dict):
                 continue
-            if obj.get("type") == "response":
-                self._calls.resolve(obj.get("id"), obj)
+            line_id = obj.get("id")
+            if obj.get("type") == "response" and type(line_id) is str:
+                self._calls.resolve(line_id, obj)
             if obj.get("type") == "agent_start":
                 self._agent_started.set()
             elif obj.get("type") == "agent_end":
                 self._agent_started.clear()
-            if obj.get("type") == "extension_ui_request" and obj.get("method") in _DIALOGS:
+            method = obj.get("method")
+            if (
+                obj.get("type") == "extension_ui_request"
+                and type(method) is str
+                and method in _DIALOGS
+            ):
                 # Nobody can answer an extension dialog here; cancel it rather than hang the turn.
                 await self._write(
                     {"type": "extension_ui_response", "id": obj.get("id"), "cancelled": True}
@@ -238,7 +246,7 @@ class PiAdapter(BaseAdapter):
     def _emit(self, events: list[Event]) -> None:
         for event in events:
             if not self._ended:
-                self._queue.put_nowait(event)
+                self._queue.put_nowait(storable(event))
 
     def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
         if not self._ended:

@@ -15,6 +15,7 @@ from ..events import (
     UnknownEvent,
 )
 from ._claude_tools import QUESTION_TOOLS, questions, tool_cmd, tool_file, tool_kind, tool_title
+from ._total import mapping, total
 
 APPROVAL_OPTIONS = (
     ApprovalOption(id="allow", label="Allow", decision=ApprovalDecision.ALLOW),
@@ -32,6 +33,7 @@ class ControlMixin:
     _denied: set[str]
     _turn_open: bool
 
+    @total
     def feed_sent(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict):
             return []
@@ -40,14 +42,14 @@ class ControlMixin:
             return []
         if obj.get("type") != "control_response":
             return []
-        response = obj.get("response") or {}
+        response = mapping(obj.get("response"))
         request_id = response.get("request_id")
         if not isinstance(request_id, str):
             return []
         request = self._requests.pop(request_id, None)
         if request is None:
             return []
-        answer = response.get("response") or {}
+        answer = mapping(response.get("response"))
         behavior = answer.get("behavior")
         call_id = request.get("tool_use_id")
         updated = answer.get("updatedInput")
@@ -80,12 +82,13 @@ class ControlMixin:
 
     # ── handlers ──
     def _control_request(self, obj: dict[str, Any]) -> list[Event]:
-        request = obj.get("request") or {}
+        request = mapping(obj.get("request"))
         request_id = obj.get("request_id")
         if request.get("subtype") != "can_use_tool" or not isinstance(request_id, str):
             return [UnknownEvent(raw=obj, vendor_type=f"control_request/{request.get('subtype')}")]
         self._requests[request_id] = request
-        name = request.get("tool_name", "?")
+        name = request.get("tool_name")
+        name = name if isinstance(name, str) else "?"
         tool_input = request.get("input")
         call_id = request.get("tool_use_id")
         if name in QUESTION_TOOLS:

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..events import FileDiff, Question, ToolKind
+from ._total import sequence
 
 _KINDS: dict[str, ToolKind] = {
     # Claude Code
@@ -58,6 +59,8 @@ _TEST_RE = re.compile(
 
 
 def tool_kind(name: str, tool_input: Any = None) -> ToolKind:
+    if not isinstance(name, str):
+        return ToolKind.OTHER
     if name.startswith("mcp__"):
         return ToolKind.MCP
     kind = _KINDS.get(name, ToolKind.OTHER)
@@ -174,7 +177,9 @@ def result_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         )
     return ""
 
@@ -190,7 +195,7 @@ def exit_code(structured: Any) -> int | None:
 def assistant_error_text(message: dict[str, Any]) -> str | None:
     texts = [
         b.get("text")
-        for b in message.get("content") or ()
+        for b in sequence(message.get("content"))
         if isinstance(b, dict) and b.get("type") == "text"
     ]
     return " ".join(t for t in texts if isinstance(t, str)) or None
@@ -203,12 +208,13 @@ def questions(tool_input: Any) -> tuple[Question, ...]:
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             continue
         options = tuple(
-            o.get("label", "") if isinstance(o, dict) else str(o) for o in item.get("options") or ()
+            str(o.get("label", "")) if isinstance(o, dict) else str(o)
+            for o in sequence(item.get("options"))
         )
         out.append(
             Question(
                 question=item["question"],
-                header=item.get("header"),
+                header=item["header"] if isinstance(item.get("header"), str) else None,
                 options=options,
                 multi_select=bool(item.get("multiSelect")),
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..events import FileDiff, ToolCallStarted, ToolKind
 from ._codex_vocab import command_kind
+from ._total import sequence
 
 
 def file_diff(change: dict[str, Any], call_id: str | None) -> FileDiff:
@@ -29,7 +30,7 @@ def file_diff(change: dict[str, Any], call_id: str | None) -> FileDiff:
 def mcp_output(result: Any) -> str:
     if not isinstance(result, dict):
         return ""
-    texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict)]
+    texts = [c.get("text", "") for c in sequence(result.get("content")) if isinstance(c, dict)]
     return "\n".join(t for t in texts if t)
 
 
@@ -39,7 +40,7 @@ def _command(item: dict[str, Any]) -> tuple[str, ToolKind, dict[str, Any], str |
 
 
 def _file_change(item: dict[str, Any]) -> tuple[str, ToolKind, Any, str | None, str | None]:
-    changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+    changes = [c for c in sequence(item.get("changes")) if isinstance(c, dict)]
     first = changes[0].get("path") if changes else None
     return "apply_patch", ToolKind.EDIT, {"changes": changes}, first, None
 
@@ -83,7 +84,8 @@ TOOL_ITEMS = {
 
 
 def tool_start(item: dict[str, Any], p: dict[str, Any]) -> ToolCallStarted | None:
-    describe = TOOL_ITEMS.get(item.get("type", ""))
+    kind = item.get("type")
+    describe = TOOL_ITEMS.get(kind) if isinstance(kind, str) else None
     if describe is None:
         return None
     name, kind, tool_input, file, cmd = describe(item)

@@ -23,6 +23,7 @@ from ._codex_vocab import (
     approval_options,
     decision_value,
 )
+from ._total import sequence
 
 APPROVAL_METHODS = frozenset(
     {COMMAND_APPROVAL, FILE_APPROVAL, LEGACY_COMMAND_APPROVAL, LEGACY_PATCH_APPROVAL}
@@ -60,7 +61,7 @@ def request_events(
                 raw=params,
             )
         ]
-    paths = [c.get("path") for c in item.get("changes") or [] if isinstance(c, dict)]
+    paths = [c.get("path") for c in sequence(item.get("changes")) if isinstance(c, dict)]
     if not paths and isinstance(params.get("fileChanges"), dict):
         paths = list(params["fileChanges"])
     return [
@@ -82,12 +83,12 @@ def _question(request_id: str, params: dict[str, Any]) -> QuestionAsked:
     questions = tuple(
         Question(
             question=str(q.get("question", "")),
-            header=q.get("header"),
+            header=q["header"] if isinstance(q.get("header"), str) else None,
             options=tuple(
-                str(o.get("label", "")) for o in q.get("options") or [] if isinstance(o, dict)
+                str(o.get("label", "")) for o in sequence(q.get("options")) if isinstance(o, dict)
             ),
         )
-        for q in params.get("questions") or []
+        for q in sequence(params.get("questions"))
         if isinstance(q, dict)
     )
     item_id = params.get("itemId")
@@ -102,7 +103,7 @@ def _question(request_id: str, params: dict[str, Any]) -> QuestionAsked:
 def question_result(params: dict[str, Any], answers: dict[str, str]) -> dict[str, Any]:
     """The ``ToolRequestUserInputResponse`` for ``answers`` (question text, or id, → answer)."""
     out: dict[str, Any] = {}
-    for q in params.get("questions") or []:
+    for q in sequence(params.get("questions")):
         if not isinstance(q, dict):
             continue
         answer = answers.get(str(q.get("question")), answers.get(str(q.get("id"))))

@@ -156,6 +156,8 @@ _SEGMENTS = re.compile(r"[;&|()'\"]+|\b(?:ba|z)?sh\s+-l?c\b")
 
 def command_kind(command: str) -> ToolKind:
     """``test`` when a segment of the command line starts a test runner, else ``command``."""
+    if not isinstance(command, str):
+        return ToolKind.COMMAND
     for segment in _SEGMENTS.split(command):
         first, _, rest = (segment or "").strip().partition(" ")
         words = f"{first.rsplit('/', 1)[-1]} {rest}".strip()  # /usr/bin/pytest → pytest

@@ -68,6 +68,8 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._text import SurrogateJoiner
+from ._total import sequence, total
 
 KIND_MAP: dict[str, ToolKind] = {
     "read": ToolKind.READ,
@@ -130,11 +132,11 @@ def _cmd(raw_input: Any) -> str | None:
 
 
 def _file(update: dict[str, Any]) -> str | None:
-    for loc in update.get("locations") or ():
+    for loc in sequence(update.get("locations")):
         path = _dict(loc).get("path")
         if isinstance(path, str):
             return path
-    for item in update.get("content") or ():
+    for item in sequence(update.get("content")):
         if _dict(item).get("type") == "diff" and isinstance(_dict(item).get("path"), str):
             return str(_dict(item)["path"])
     raw = _dict(update.get("rawInput"))
@@ -148,8 +150,8 @@ def _file(update: dict[str, Any]) -> str | None:
 def unified_diff(path: str, old: str | None, new: str | None) -> str:
     """A unified diff between two texts (``None`` is an absent file)."""
     lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
+        (old if isinstance(old, str) else "").splitlines(keepends=True),
+        (new if isinstance(new, str) else "").splitlines(keepends=True),
         fromfile="/dev/null" if old is None else f"a/{path.lstrip('/')}",
         tofile=f"b/{path.lstrip('/')}",
     )
@@ -173,8 +175,10 @@ class AcpParser:
         self._permission_options: dict[str, dict[str, ApprovalDecision]] = {}
         self._pending_usage: dict[str, Any] = {}
         self._diffs_seen: set[tuple[str, str, str | None, str | None]] = set()
+        self._joiner = SurrogateJoiner()
 
     # ── session/update ──
+    @total
     def update(self, update: Any) -> list[Event]:
         upd = _dict(update)
         kind = upd.get("sessionUpdate")
@@ -197,9 +201,11 @@ class AcpParser:
         msg_id = upd.get("messageId")
         if self._text and msg_id is not None and msg_id != self._text_id:
             out += self._flush_text()
+        text = self._joiner.join(text, "text")
         self._text.append(text)
         self._text_id = msg_id
-        out.append(TextDelta(text=text, message_id=msg_id, raw=upd))
+        if text:  # empty when the chunk was only the first half of a surrogate pair
+            out.append(TextDelta(text=text, message_id=msg_id, raw=upd))
         return out
 
     def _thought_chunk(self, upd: dict[str, Any]) -> list[Event]:
@@ -207,22 +213,34 @@ class AcpParser:
         if text is None:
             return [UnknownEvent(vendor_type="agent_thought_chunk", raw=upd)]
         out = self._flush_text()
+        text = self._joiner.join(text, "thought")
         self._thought.append(text)
         self._thought_id = upd.get("messageId")
-        out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
+        if text:
+            out.append(ReasoningDelta(text=text, message_id=self._thought_id, raw=upd))
         return out
 
     def _flush_text(self) -> list[Event]:
         if not self._text:
             return []
+        out: list[Event] = []
+        tail = self._joiner.flush("text")  # a first half whose second never came
+        if tail:
+            self._text.append(tail)
+            out.append(TextDelta(text=tail, message_id=self._text_id))
         text, self._text = "".join(self._text), []
-        return [TextComplete(text=text, message_id=self._text_id)]
+        return [*out, TextComplete(text=text, message_id=self._text_id)]
 
     def _flush_thought(self) -> list[Event]:
         if not self._thought:
             return []
+        out: list[Event] = []
+        tail = self._joiner.flush("thought")
+        if tail:
+            self._thought.append(tail)
+            out.append(ReasoningDelta(text=tail, message_id=self._thought_id))
         text, self._thought = "".join(self._thought), []
-        return [ReasoningComplete(text=text, message_id=self._thought_id)]
+        return [*out, ReasoningComplete(text=text, message_id=self._thought_id)]
 
     def _flush(self) -> list[Event]:
         return [*self._flush_thought(), *self._flush_text()]
@@ -262,7 +280,9 @@ class AcpParser:
             # An update for a call we never saw start (e.g. after session/load): start it now.
             return out + self._tool_call({**known, "sessionUpdate": "tool_call"})
         texts = [
-            t for t in (_text_of(_dict(c).get("content")) for c in upd.get("content") or ()) if t
+            t
+            for t in (_text_of(_dict(c).get("content")) for c in sequence(upd.get("content")))
+            if t
         ]
         status = upd.get("status")
         if status not in ("completed", "failed") or texts or upd.get("rawInput") is not None:
@@ -329,12 +349,17 @@ class AcpParser:
 
     def _diffs(self, call_id: str, upd: dict[str, Any]) -> list[Event]:
         out: list[Event] = []
-        for item in upd.get("content") or ():
+        for item in sequence(upd.get("content")):
             item = _dict(item)
             if item.get("type") != "diff" or not isinstance(item.get("path"), str):
                 continue
             path, old, new = item["path"], item.get("oldText"), item.get("newText")
-            key = (call_id, path, old, new)
+            key = (
+                call_id,
+                path,
+                old if isinstance(old, str) else None,
+                new if isinstance(new, str) else None,
+            )
             if key in self._diffs_seen:
                 continue
             self._diffs_seen.add(key)
@@ -357,14 +382,14 @@ class AcpParser:
                 status=str(_dict(e).get("status") or "pending"),
                 priority=_dict(e).get("priority"),
             )
-            for e in upd.get("entries") or ()
+            for e in sequence(upd.get("entries"))
         )
         return [*self._flush(), PlanUpdated(entries=entries, raw=upd)]
 
     def _commands(self, upd: dict[str, Any]) -> list[Event]:
         names = [
             "/" + str(_dict(c).get("name", "")).lstrip("/")
-            for c in upd.get("availableCommands") or ()
+            for c in sequence(upd.get("availableCommands"))
             if _dict(c).get("name")
         ]
         self.commands = names
@@ -385,6 +410,7 @@ class AcpParser:
         return [UnknownEvent(vendor_type="user_message_chunk", raw=upd)]
 
     # ── permissions ──
+    @total
     def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
         """A ``session/request_permission`` request → ``ApprovalRequested``."""
         call = _dict(params.get("toolCall"))
@@ -401,7 +427,7 @@ class AcpParser:
                 label=str(o.get("name") or o.get("optionId")),
                 decision=OPTION_DECISIONS.get(str(o.get("kind")), ApprovalDecision.DENY),
             )
-            for o in map(_dict, params.get("options") or ())
+            for o in map(_dict, sequence(params.get("options")))
             if o.get("optionId") is not None
         )
         self._permission_options[request_id] = {o.id: o.decision for o in options}
@@ -439,6 +465,7 @@ class AcpParser:
                 return candidate
         return ""
 
+    @total
     def resolved(
         self, request_id: str, outcome: dict[str, Any], decision: ApprovalDecision | None
     ) -> list[Event]:
@@ -462,6 +489,7 @@ class AcpParser:
         ]
 
     # ── end of a turn ──
+    @total
     def prompt_result(self, result: Any) -> list[Event]:
         """The ``session/prompt`` response: usage (if any), then ``TurnCompleted``."""
         res = _dict(result)
@@ -483,6 +511,7 @@ class AcpParser:
         out.append(TurnCompleted(stop_reason=reason, raw=result))
         return out
 
+    @total
     def prompt_failed(self, message: str, raw: Any = None) -> list[Event]:
         """The ``session/prompt`` request failed: an ``Error`` and an errored ``TurnCompleted``."""
         return [
@@ -596,7 +625,7 @@ def _exit_code(raw: Any) -> int | None:
 
 def _output(known: dict[str, Any]) -> str:
     texts = [
-        t for t in (_text_of(_dict(c).get("content")) for c in known.get("content") or ()) if t
+        t for t in (_text_of(_dict(c).get("content")) for c in sequence(known.get("content"))) if t
     ]
     if texts:
         return "\n".join(texts)

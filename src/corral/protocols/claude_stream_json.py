@@ -42,6 +42,7 @@ from ..events import (
     Usage,
     WarningEvent,
 )
+from ..events._text import SurrogateJoiner
 from ._claude_control import ControlMixin
 from ._claude_tools import (
     assistant_error_text,
@@ -53,6 +54,7 @@ from ._claude_tools import (
     tool_kind,
     tool_title,
 )
+from ._total import mapping, text_or_none, total
 
 _CANCELLED_TERMINALS = frozenset({"aborted_streaming", "aborted_tools", "interrupted", "cancelled"})
 _STOP_REASONS = {
@@ -95,8 +97,10 @@ class ClaudeStreamParser(ControlMixin):
         self._tasks: dict[str, str] = {}
         self._raw_commands: list[Any] = []
         self._turn_open = False
+        self._joiner = SurrogateJoiner()
 
     # ── lines from the CLI ──
+    @total
     def feed(self, obj: Any) -> list[Event]:
         if type(obj) is not dict:
             return [UnknownEvent(raw=obj)]
@@ -109,6 +113,7 @@ class ClaudeStreamParser(ControlMixin):
             return [UnknownEvent(raw=obj, vendor_type=kind if isinstance(kind, str) else None)]
         return handler(self, obj)
 
+    @total
     def finish(self) -> list[Event]:
         events: list[Event] = []
         if self._turn_open:
@@ -165,6 +170,8 @@ class ClaudeStreamParser(ControlMixin):
             return [
                 WarningEvent(message=str(obj.get("content", "")), code=obj.get("level"), raw=obj)
             ]
+        if not isinstance(subtype, str):
+            return [UnknownEvent(raw=obj, vendor_type="system")]
         if subtype in _SILENT_SYSTEM:
             return []
         if subtype in _TASK_SYSTEM:
@@ -183,7 +190,7 @@ class ClaudeStreamParser(ControlMixin):
         if subtype == "task_started":
             status = "running"
         elif subtype == "task_updated":
-            status = str((obj.get("patch") or {}).get("status") or "running")
+            status = str(mapping(obj.get("patch")).get("status") or "running")
         elif subtype == "task_notification":
             status = str(obj.get("status") or "completed")
         else:
@@ -198,28 +205,31 @@ class ClaudeStreamParser(ControlMixin):
         return [ToolCallUpdated(call_id=call_id, status=status, title=title, raw=obj)]
 
     def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
-        event = obj.get("event") or {}
+        event = mapping(obj.get("event"))
         etype = event.get("type")
+        if not isinstance(etype, str):
+            return [UnknownEvent(raw=obj, vendor_type="stream_event")]
         if etype in _QUIET_STREAM_EVENTS:
             return []
         parent = obj.get("parent_tool_use_id")
         if etype == "message_start":
-            self._message_id = (event.get("message") or {}).get("id")
+            self._message_id = mapping(event.get("message")).get("id")
             self._blocks.clear()
             return []
         if etype == "content_block_start":
-            block = event.get("content_block") or {}
-            self._blocks[event.get("index", 0)] = block
+            block = mapping(event.get("content_block"))
+            index = event.get("index", 0)
+            self._blocks[index if type(index) is int else 0] = block
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 return self._start_call(block["id"], block.get("name", "?"), None, parent, obj)
             return []
         if etype == "content_block_delta":
-            delta = event.get("delta") or {}
+            delta = mapping(event.get("delta"))
             dtype = delta.get("type")
             if dtype == "text_delta":
                 return [
                     TextDelta(
-                        text=delta.get("text", ""),
+                        text=self._joiner.join(delta.get("text"), (self._message_id, "text")),
                         message_id=self._message_id,
                         parent_call_id=parent,
                         raw=obj,
@@ -228,7 +238,9 @@ class ClaudeStreamParser(ControlMixin):
             if dtype == "thinking_delta":
                 return [
                     ReasoningDelta(
-                        text=delta.get("thinking", ""),
+                        text=self._joiner.join(
+                            delta.get("thinking"), (self._message_id, "thinking")
+                        ),
                         message_id=self._message_id,
                         parent_call_id=parent,
                         raw=obj,
@@ -260,11 +272,12 @@ class ClaudeStreamParser(ControlMixin):
         ]
 
     def _assistant(self, obj: dict[str, Any]) -> list[Event]:
-        message = obj.get("message") or {}
+        message = mapping(obj.get("message"))
         parent = obj.get("parent_tool_use_id")
         msg_id = message.get("id")
         events: list[Event] = []
-        for block in message.get("content") or ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             btype = block.get("type") if isinstance(block, dict) else None
             if btype == "text":
                 events.append(
@@ -315,7 +328,7 @@ class ClaudeStreamParser(ControlMixin):
         return events
 
     def _user(self, obj: dict[str, Any]) -> list[Event]:
-        content = (obj.get("message") or {}).get("content")
+        content = mapping(obj.get("message")).get("content")
         if not isinstance(content, list):
             return []
         events: list[Event] = []
@@ -369,7 +382,7 @@ class ClaudeStreamParser(ControlMixin):
 
     def _result(self, obj: dict[str, Any]) -> list[Event]:
         self._turn_open = False
-        usage = obj.get("usage") or {}
+        usage = mapping(obj.get("usage"))
         model_usage = obj.get("modelUsage")
         model = (
             next(iter(model_usage), None) if isinstance(model_usage, dict) and model_usage else None
@@ -387,9 +400,9 @@ class ClaudeStreamParser(ControlMixin):
         ]
         subtype = obj.get("subtype")
         error: str | None = None
-        if obj.get("terminal_reason") in _CANCELLED_TERMINALS:
+        if text_or_none(obj.get("terminal_reason")) in _CANCELLED_TERMINALS:
             stop = StopReason.CANCELLED
-        elif subtype in _RESULT_SUBTYPES:
+        elif isinstance(subtype, str) and subtype in _RESULT_SUBTYPES:
             stop = _RESULT_SUBTYPES[subtype]
         elif obj.get("is_error") or (isinstance(subtype, str) and subtype.startswith("error")):
             stop = StopReason.ERROR
@@ -403,7 +416,9 @@ class ClaudeStreamParser(ControlMixin):
             error = str(obj["result"]).strip("[]")
             events.append(ErrorEvent(message=error, code="api_error", raw=obj))
         else:
-            stop = _STOP_REASONS.get(obj.get("stop_reason") or "", StopReason.END_TURN)
+            stop = _STOP_REASONS.get(
+                text_or_none(obj.get("stop_reason")) or "", StopReason.END_TURN
+            )
         result_text = obj.get("result")
         events.append(
             TurnCompleted(
@@ -416,7 +431,7 @@ class ClaudeStreamParser(ControlMixin):
         return events
 
     def _rate_limit(self, obj: dict[str, Any]) -> list[Event]:
-        info = obj.get("rate_limit_info") or {}
+        info = mapping(obj.get("rate_limit_info"))
         status = info.get("status")
         if status == "allowed":
             return [StatusChanged(status="rate_limit", message=status, raw=obj)]

@@ -44,6 +44,7 @@ from ..events import (
     Usage,
     WarningEvent,
 )
+from ..events._text import SurrogateJoiner
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
     APPROVAL_METHODS,
@@ -52,6 +53,7 @@ from ._codex_requests import (
     request_events,
 )
 from ._codex_vocab import USER_INPUT_REQUEST, error_code
+from ._total import mapping, sequence, total
 
 __all__ = [
     "APPROVAL_METHODS",
@@ -99,10 +101,14 @@ class AppServerParser:
         self._last_text: str | None = None
         self._open_tools: list[str] = []
         self._children: dict[str, str] = {}
+        self._joiner = SurrogateJoiner()
         """Sub-agent thread id → the call id of the ``collabAgentToolCall`` that spawned it."""
 
     # ── entry point ──
+    @total
     def feed(self, msg: dict[str, Any]) -> list[Event]:
+        if type(msg) is not dict:
+            return [UnknownEvent(raw=msg)]
         method = msg.get("method")
         if not isinstance(method, str):
             # A response to one of our requests: the driver reads it directly. A replay learns
@@ -120,10 +126,12 @@ class AppServerParser:
             return self.request(msg["id"], method, params)
         return self.notification(method, params)
 
+    @total
     def finish(self) -> list[Event]:
         return []
 
     # ── server → client requests ──
+    @total
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
         """An approval request becomes ``ApprovalRequested``, a user-input request
         ``QuestionAsked``; other requests produce nothing."""
@@ -132,6 +140,7 @@ class AppServerParser:
         return request_events(str(request_id), method, params, item)
 
     # ── notifications ──
+    @total
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
         thread = p.get("threadId")
         if isinstance(thread, str) and self.thread_id is not None and thread != self.thread_id:
@@ -141,7 +150,7 @@ class AppServerParser:
             return handler(self, p)
         if method in _SILENT:
             if method == "thread/started" and self.thread_id is None:
-                started = p.get("thread") or {}
+                started = mapping(p.get("thread"))
                 self.thread_id = started.get("id")
                 self.model = started.get("model", self.model)
             return []
@@ -152,13 +161,13 @@ class AppServerParser:
         connection: its turns never end ours, its items nest under the spawning call."""
         parent = self._children.get(thread, f"thread:{thread}")
         if method in ("turn/started", "turn/completed"):
-            turn = p.get("turn") or {}
+            turn = mapping(p.get("turn"))
             status = (
                 "subagent.running" if method == "turn/started" else f"subagent.{turn.get('status')}"
             )
             return [StatusChanged(status=status, message=thread, raw=p)]
         if method == "thread/tokenUsage/updated":
-            usage = (p.get("tokenUsage") or {}).get("last") or {}
+            usage = mapping(mapping(p.get("tokenUsage")).get("last"))
             return [
                 Usage(
                     input_tokens=usage.get("inputTokens"),
@@ -182,15 +191,15 @@ class AppServerParser:
         ]
 
     def _turn_started(self, p: dict[str, Any]) -> list[Event]:
-        self.turn_id = (p.get("turn") or {}).get("id")
+        self.turn_id = mapping(p.get("turn")).get("id")
         self._last_text = None
         return [StatusChanged(status="running", raw=p)]
 
     def _turn_completed(self, p: dict[str, Any]) -> list[Event]:
-        turn = p.get("turn") or {}
+        turn = mapping(p.get("turn"))
         status = turn.get("status")
         self.turn_id = None
-        err = turn.get("error") or {}
+        err = mapping(turn.get("error"))
         if status == "interrupted":
             reason, message = StopReason.CANCELLED, None
         elif status == "failed":
@@ -220,7 +229,7 @@ class AppServerParser:
         ]
 
     def _error(self, p: dict[str, Any]) -> list[Event]:
-        err = p.get("error") or {}
+        err = mapping(p.get("error"))
         return [
             ErrorEvent(
                 message=err.get("message") or "error",
@@ -241,8 +250,8 @@ class AppServerParser:
         return [StatusChanged(status="model", message=self.model, raw=p)]
 
     def _token_usage(self, p: dict[str, Any]) -> list[Event]:
-        usage = p.get("tokenUsage") or {}
-        last = usage.get("last") or {}
+        usage = mapping(p.get("tokenUsage"))
+        last = mapping(usage.get("last"))
         return [
             Usage(
                 input_tokens=last.get("inputTokens"),
@@ -260,7 +269,7 @@ class AppServerParser:
             PlanEntry(
                 content=s.get("step", ""), status=_PLAN_STATUS.get(str(s.get("status")), "pending")
             )
-            for s in p.get("plan") or []
+            for s in sequence(p.get("plan"))
             if isinstance(s, dict)
         )
         return [PlanUpdated(entries=entries, explanation=p.get("explanation"), raw=p)]
@@ -268,12 +277,14 @@ class AppServerParser:
     def _text_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = p.get("itemId")
         self._streamed.add(str(item_id))
-        return [TextDelta(text=p.get("delta", ""), message_id=item_id, raw=p)]
+        text = self._joiner.join(p.get("delta"), (str(item_id), "text"))
+        return [TextDelta(text=text, message_id=item_id, raw=p)]
 
     def _reasoning_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = p.get("itemId")
         self._streamed.add(str(item_id))
-        return [ReasoningDelta(text=p.get("delta", ""), message_id=item_id, raw=p)]
+        text = self._joiner.join(p.get("delta"), (str(item_id), "reasoning"))
+        return [ReasoningDelta(text=text, message_id=item_id, raw=p)]
 
     def _output_delta(self, p: dict[str, Any]) -> list[Event]:
         item_id = str(p.get("itemId"))
@@ -287,11 +298,11 @@ class AppServerParser:
     # ── items ──
     def _note_children(self, item: dict[str, Any]) -> None:
         if item.get("type") == "collabAgentToolCall":
-            for child in item.get("receiverThreadIds") or []:
+            for child in sequence(item.get("receiverThreadIds")):
                 self._children.setdefault(str(child), str(item.get("id")))
 
     def _item_started(self, p: dict[str, Any]) -> list[Event]:
-        item = p.get("item") or {}
+        item = mapping(p.get("item"))
         item_id = str(item.get("id"))
         self._items[item_id] = item
         self._note_children(item)
@@ -303,7 +314,7 @@ class AppServerParser:
         return [started]
 
     def _item_completed(self, p: dict[str, Any]) -> list[Event]:
-        item = p.get("item") or {}
+        item = mapping(p.get("item"))
         item_id = str(item.get("id"))
         kind = item.get("type")
         seen = item_id in self._items
@@ -319,7 +330,7 @@ class AppServerParser:
                 events.append(TextDelta(text=text, message_id=item_id, raw=p))
             events.append(TextComplete(text=text, message_id=item_id, raw=p))
         elif kind == "reasoning":
-            parts = item.get("summary") or item.get("content") or []
+            parts = sequence(item.get("summary")) or sequence(item.get("content"))
             text = "\n\n".join(str(s) for s in parts)
             if text:
                 events.append(ReasoningComplete(text=text, message_id=item_id, raw=p))
@@ -327,14 +338,16 @@ class AppServerParser:
             pass
         elif kind == "contextCompaction":
             events.append(StatusChanged(status="compacted", raw=p))
-        elif kind in TOOL_ITEMS:
+        elif isinstance(kind, str) and kind in TOOL_ITEMS:
             if not seen:
                 started = tool_start(item, p)
                 if started is not None:
                     events.append(started)
             if kind == "fileChange":
                 events += [
-                    file_diff(c, item_id) for c in item.get("changes") or [] if isinstance(c, dict)
+                    file_diff(c, item_id)
+                    for c in sequence(item.get("changes"))
+                    if isinstance(c, dict)
                 ]
             events.append(self._tool_end(item, p))
         else:
@@ -367,7 +380,7 @@ class AppServerParser:
                 raw=p,
             )
         if status == "failed":
-            err = item.get("error") or {}
+            err = mapping(item.get("error"))
             message = err.get("message") if isinstance(err, dict) else None
             return ToolCallFailed(
                 call_id=item_id,

@@ -42,6 +42,7 @@ from ..events import (
     WarningEvent,
 )
 from ._codex_vocab import command_kind
+from ._total import mapping, sequence, total
 
 __all__ = ["ExecParser"]
 
@@ -53,7 +54,10 @@ class ExecParser:
         self._started: set[str] = set()
         self._last_text: str | None = None
 
+    @total
     def feed(self, obj: dict[str, Any]) -> list[Event]:
+        if type(obj) is not dict:
+            return [UnknownEvent(raw=obj)]
         kind = obj.get("type")
         if kind == "thread.started":
             self.thread_id = obj.get("thread_id", self.thread_id)
@@ -70,13 +74,14 @@ class ExecParser:
             return [*self._usage(obj), self._end(StopReason.END_TURN, None, obj)]
         if kind == "turn.failed":
             self.turn_done = True
-            err = obj.get("error") or {}
+            err = mapping(obj.get("error"))
             message = err.get("message") if isinstance(err, dict) else str(err)
             return [self._end(StopReason.ERROR, message or "turn failed", obj)]
         if kind == "error":
             return [ErrorEvent(message=str(obj.get("message", "")), raw=obj)]
         return [UnknownEvent(vendor_type=str(kind), raw=obj)]
 
+    @total
     def finish(self, exit_code: int | None = None, stderr_tail: str = "") -> list[Event]:
         if self.turn_done:
             return []
@@ -128,7 +133,7 @@ class ExecParser:
                     content=str(t.get("text", "")),
                     status="completed" if t.get("completed") else "pending",
                 )
-                for t in item.get("items") or []
+                for t in sequence(item.get("items"))
                 if isinstance(t, dict)
             )
             return [PlanUpdated(entries=entries, raw=raw)]
@@ -165,7 +170,7 @@ class ExecParser:
         if item.get("type") == "file_change":
             events += [
                 FileDiff(path=str(c.get("path", "")), call_id=item_id, raw=c)
-                for c in item.get("changes") or []
+                for c in sequence(item.get("changes"))
                 if isinstance(c, dict)
             ]
         status = item.get("status")
@@ -212,7 +217,7 @@ def _command(item: dict[str, Any]) -> _Described:
 
 
 def _file_change(item: dict[str, Any]) -> _Described:
-    changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+    changes = [c for c in sequence(item.get("changes")) if isinstance(c, dict)]
     first = changes[0].get("path") if changes else None
     return "apply_patch", ToolKind.EDIT, {"changes": changes}, first, None
 

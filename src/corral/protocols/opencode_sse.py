@@ -50,6 +50,7 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._text import SurrogateJoiner
 from ._opencode_parts import ToolTracker
 from ._opencode_state import (
     _ABORTED,
@@ -64,6 +65,7 @@ from ._opencode_state import (
 )
 from ._opencode_tools import APPROVAL_OPTIONS, DECISION_FOR, command_of, file_of, plan_entries
 from ._opencode_tools import tool_kind as _tool_kind
+from ._total import mapping, sequence, total
 
 
 class OpenCodeSseParser:
@@ -79,12 +81,14 @@ class OpenCodeSseParser:
         self._permission_calls: dict[str, str] = {}
         self._questions: dict[str, list[str]] = {}
         self._diffs: dict[str, str | None] = {}
+        self._joiner = SurrogateJoiner()
 
     @property
     def session_id(self) -> str | None:
         return self.scope.root
 
     # ── what we sent ──
+    @total
     def feed_sent(self, exchange: dict[str, Any]) -> list[Event]:
         method = str(exchange.get("method", "")).upper()
         path = str(exchange.get("path", ""))
@@ -122,6 +126,7 @@ class OpenCodeSseParser:
             self.turn = _Turn()
 
     # ── what the server said ──
+    @total
     def feed(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             return [UnknownEvent(vendor_type=None, raw=obj)]
@@ -138,13 +143,14 @@ class OpenCodeSseParser:
             return [UnknownEvent(vendor_type=etype, raw=obj)]
         sid = props.get("sessionID")
         if sid is None and etype == "message.part.updated":
-            sid = (props.get("part") or {}).get("sessionID")
+            sid = mapping(props.get("part")).get("sessionID")
         if etype != "session.error" and not self.scope.follows(sid):
             return []
         if etype == "session.error" and sid is not None and not self.scope.follows(sid):
             return []
         return handler(self, obj, props)
 
+    @total
     def finish(self) -> list[Event]:
         """The stream is over: an open turn ends with an error."""
         if not self.turn.open:
@@ -301,7 +307,7 @@ class OpenCodeSseParser:
             out += self._delta(
                 state, str(part.get("messageID")), text[len(state.emitted) :], parent, obj
             )
-        end = (part.get("time") or {}).get("end") if isinstance(part.get("time"), dict) else None
+        end = mapping(part.get("time")).get("end") if isinstance(part.get("time"), dict) else None
         if end is not None:
             state.done = True
             cls = TextComplete if state.kind == "text" else ReasoningComplete
@@ -315,6 +321,7 @@ class OpenCodeSseParser:
     def _delta(
         self, state: _Text, mid: str, delta: str, parent: str | None, obj: dict[str, Any]
     ) -> list[Event]:
+        delta = self._joiner.join(delta, id(state))
         state.emitted += delta
         cls = TextDelta if state.kind == "text" else ReasoningDelta
         return [cls(text=delta, message_id=mid, parent_call_id=parent, raw=obj)]
@@ -337,7 +344,7 @@ class OpenCodeSseParser:
     def _on_permission(self, obj: dict[str, Any], props: dict[str, Any]) -> list[Event]:
         rid, perm = str(props.get("id")), str(props.get("permission") or "unknown")
         metadata = props.get("metadata") if isinstance(props.get("metadata"), dict) else {}
-        patterns = [p for p in props.get("patterns") or [] if isinstance(p, str)]
+        patterns = [p for p in sequence(props.get("patterns")) if isinstance(p, str)]
         tool = props.get("tool") if isinstance(props.get("tool"), dict) else {}
         assert isinstance(tool, dict)
         call_id = tool.get("callID") if isinstance(tool.get("callID"), str) else None
@@ -372,11 +379,11 @@ class OpenCodeSseParser:
     def _on_question(self, obj: dict[str, Any], props: dict[str, Any]) -> list[Event]:
         rid = str(props.get("id"))
         questions: list[Question] = []
-        for q in props.get("questions") or []:
+        for q in sequence(props.get("questions")):
             if not isinstance(q, dict) or not isinstance(q.get("question"), str):
                 continue
             options = tuple(
-                str(o.get("label")) for o in q.get("options") or [] if isinstance(o, dict)
+                str(o.get("label")) for o in sequence(q.get("options")) if isinstance(o, dict)
             )
             questions.append(
                 Question(
@@ -403,7 +410,7 @@ class OpenCodeSseParser:
         rid = str(props.get("requestID"))
         texts = self._questions.get(rid, [])
         answers: dict[str, str] = {}
-        for i, answer in enumerate(props.get("answers") or []):
+        for i, answer in enumerate(sequence(props.get("answers"))):
             key = texts[i] if i < len(texts) else str(i)
             answers[key] = (
                 ", ".join(str(a) for a in answer) if isinstance(answer, list) else str(answer)

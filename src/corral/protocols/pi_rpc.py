@@ -43,6 +43,8 @@ from ..events import (
     Usage,
     WarningEvent,
 )
+from ..events._text import SurrogateJoiner
+from ._total import total
 
 _KINDS = {
     "write": ToolKind.EDIT,
@@ -88,12 +90,14 @@ class PiRpcParser:
         self._tool_output: dict[str, str] = {}
         self._tool_args: dict[str, Any] = {}
         self.state: dict[str, Any] = {}
+        self._joiner = SurrogateJoiner()
         """The last ``get_state`` answer (session file and id, model, thinking level…)."""
 
     @property
     def streaming(self) -> bool:
         return self.turn.open
 
+    @total
     def feed_sent(self, command: Any) -> list[Event]:
         if not isinstance(command, dict):
             return []
@@ -105,6 +109,7 @@ class PiRpcParser:
             self.turn.interrupted = True
         return []
 
+    @total
     def feed(self, obj: Any) -> list[Event]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             return [UnknownEvent(raw=obj)]
@@ -116,6 +121,7 @@ class PiRpcParser:
             return [UnknownEvent(vendor_type=etype, raw=obj)]
         return handler(self, obj)
 
+    @total
     def finish(self) -> list[Event]:
         if not self.turn.open:
             return []
@@ -172,9 +178,11 @@ class PiRpcParser:
             return []
         kind, mid = ev.get("type"), self._message_id()
         if kind == "text_delta" and isinstance(ev.get("delta"), str):
-            return [TextDelta(text=ev["delta"], message_id=mid, raw=obj)]
+            text = self._joiner.join(ev["delta"], (mid, "text"))
+            return [TextDelta(text=text, message_id=mid, raw=obj)]
         if kind == "thinking_delta" and isinstance(ev.get("delta"), str):
-            return [ReasoningDelta(text=ev["delta"], message_id=mid, raw=obj)]
+            text = self._joiner.join(ev["delta"], (mid, "thinking"))
+            return [ReasoningDelta(text=text, message_id=mid, raw=obj)]
         if kind == "text_end":
             text = str(ev.get("content") or "")
             self.turn.text = text

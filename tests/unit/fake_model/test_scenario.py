@@ -38,6 +38,7 @@ def test_builtins_are_present_and_match_the_published_schema() -> None:
         "question",
         "shell",
         "slow-text",
+        "split-emoji",
         "text",
         "write-file",
     ]

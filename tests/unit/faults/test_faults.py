@@ -25,18 +25,6 @@ all_families = pytest.mark.parametrize("family", FAMILIES)
 
 RSS_BOUND_MB = 150
 
-PARSE_OWNED = pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 section 2, owned by helper `parse`: a RecursionError / TypeError from the"
-    " decoder or the JSON-RPC dispatch escapes the read loop and ends the session; strict, so the"
-    " fix turns this into a failure that asks for the marker to go",
-)
-
-
-def families(*broken: str) -> list[object]:
-    """FAMILIES, with the ones whose read loop still lets this fault escape marked (see above)."""
-    return [pytest.param(f, marks=PARSE_OWNED) if f in broken else f for f in FAMILIES]
-
 
 def isolated(family: str, mode: str, tmp_path: Path) -> dict[str, Any]:
     """The case's outcome from a fresh interpreter (``_isolated.py`` says why)."""
@@ -135,19 +123,19 @@ async def test_a_partial_last_line_ends_the_turn(family: str, tmp_path: Path) ->
     assert out.seconds < 15
 
 
-@pytest.mark.parametrize("family", families(*FAMILIES))
+@all_families
 def test_2000_deep_json_does_not_break_the_session(family: str, tmp_path: Path) -> None:
     out = isolated(family, "deep", tmp_path)
     assert out["turns"] == ["end_turn"]
     assert out["ended"] not in (None, "failed")
 
 
-@pytest.mark.parametrize("family", families("acp", "codex-app-server"))
+@all_families
 def test_malformed_lines_become_events_and_the_turn_goes_on(family: str, tmp_path: Path) -> None:
     out = isolated(family, "malformed", tmp_path)
     assert out["turns"] == ["end_turn"]
     assert out["ended"] not in (None, "failed")
-    assert set(out["kinds"]) & {"Error", "UnknownEvent"}, out
+    assert set(out["kinds"]) & {"ErrorEvent", "UnknownEvent"}, out
 
 
 @all_families

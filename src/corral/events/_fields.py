@@ -1,0 +1,174 @@
+"""Whether the store can keep an event as it is: a fast check of every field against its type.
+
+:func:`fields_ok` runs on every event a parser makes, so it is compiled once per event class into
+one small function of plain ``type(v) is …`` tests (the way ``dataclasses`` builds ``__init__``).
+Strings must be encodable as UTF-8 (no lone surrogate), integers must fit 64 bits, enums must hold
+one of their values, ``Any`` fields (and ``raw``) must encode to JSON the store can read back. An
+event with a structured field (a ``ToolResult``, a tuple of ``Question`` …) is also encoded without
+its ``raw`` and decoded as its type.
+
+``raw`` is usually the very object the drivers' decoder just read with ``msgspec``, which is
+storable by construction: :func:`mark_clean` records it, and an identical ``raw`` is not encoded a
+second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+import msgspec
+
+from ._model import Event
+
+MAX_DEPTH = 512
+"""Deepest JSON nesting kept; the store reads back up to 999 levels, envelope included."""
+_INT_MIN, _INT_MAX = -(2**63), 2**64
+_NONE = type(None)
+
+_encoder = msgspec.json.Encoder()
+_event_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
+_ENCODE_ERRORS = (UnicodeEncodeError, RecursionError, TypeError, ValueError, OverflowError)
+
+
+class _Clean:
+    """The last value the drivers' decoder read with ``msgspec`` alone (valid UTF-8, no lone
+    surrogate, depth checked). Holding it keeps its identity from being reused."""
+
+    value: Any = None
+
+
+def mark_clean(value: Any) -> None:
+    """Called by the decoder for a value ``msgspec`` decoded and whose depth it checked."""
+    _Clean.value = value
+
+
+def text_ok(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def readable(data: bytes) -> bool:
+    """Whether the store can decode ``data`` again (only deep nesting can stop it)."""
+    if data.count(b"[") + data.count(b"{") < MAX_DEPTH:
+        return True
+    try:
+        _event_decoder.decode(data)
+    except (RecursionError, msgspec.DecodeError):
+        return False
+    return True
+
+
+def value_ok(value: Any) -> bool:
+    """Whether an ``Any`` field can be stored (no lone surrogate, nesting the store can read)."""
+    kind = type(value)
+    if kind is str:
+        return text_ok(value)
+    if value is None or kind in (float, bool):
+        return True
+    if kind is int:
+        return bool(_INT_MIN <= value < _INT_MAX)
+    try:
+        return readable(_encoder.encode(value))
+    except _ENCODE_ERRORS:
+        return False
+
+
+def _roundtrip(event: Event) -> bool:
+    try:
+        data = _encoder.encode(msgspec.structs.replace(event, raw=None))
+        return type(_event_decoder.decode(data)) is type(event)
+    except _ENCODE_ERRORS:
+        return False
+    except msgspec.ValidationError:
+        return False
+
+
+_STR = "type(v) is not str or not (v.isascii() or text_ok(v))"
+_TESTS = {
+    "str": _STR,
+    "str?": f"v is not None and ({_STR})",
+    "bool": "type(v) is not bool",
+    "int?": "v is not None and (type(v) is not int or not (_INT_MIN <= v < _INT_MAX))",
+    "float?": (
+        "v is not None and type(v) is not float"
+        " and (type(v) is not int or not (_INT_MIN <= v < _INT_MAX))"
+    ),
+    "enum": "type(v) is not {enum} and not (type(v) is str and v in {values})",
+    "enum?": "v is not None and type(v) is not {enum} and not (type(v) is str and v in {values})",
+    "any": "v is not None and not value_ok(v)",
+}
+
+
+def _kind(tp: Any) -> tuple[str, type[StrEnum] | None]:
+    args = set(getattr(tp, "__args__", ()))
+    enums = [a for a in args | {tp} if isinstance(a, type) and issubclass(a, StrEnum)]
+    if tp is str:
+        return "str", None
+    if args == {str, _NONE}:
+        return "str?", None
+    if tp is bool:
+        return "bool", None
+    if args == {int, _NONE}:
+        return "int?", None
+    if args == {float, _NONE}:
+        return "float?", None
+    if isinstance(tp, type) and issubclass(tp, StrEnum):
+        return "enum", tp
+    if len(args) == 2 and _NONE in args and len(enums) == 1:
+        return "enum?", enums[0]
+    if tp is Any:
+        return "any", None
+    return "structured", None
+
+
+def _compile(cls: type) -> Callable[[Any], bool]:
+    namespace: dict[str, Any] = {
+        "text_ok": text_ok,
+        "value_ok": value_ok,
+        "_roundtrip": _roundtrip,
+        "_Clean": _Clean,
+        "_INT_MIN": _INT_MIN,
+        "_INT_MAX": _INT_MAX,
+    }
+    body: list[str] = []
+    structured = False
+    for index, info in enumerate(msgspec.structs.fields(cls)):
+        if info.name == "raw":
+            continue
+        kind, enum = _kind(info.type)
+        if kind == "structured":
+            structured = True
+            continue
+        test = _TESTS[kind]
+        if enum is not None:
+            namespace[f"_E{index}"] = enum
+            namespace[f"_V{index}"] = frozenset(enum._value2member_map_)
+            test = test.format(enum=f"_E{index}", values=f"_V{index}")
+        body += [f"    v = e.{info.name}", f"    if {test}:", "        return False"]
+    body += [
+        "    v = e.raw",
+        "    if v is not None and v is not _Clean.value and not value_ok(v):",
+        "        return False",
+        "    return _roundtrip(e)" if structured else "    return True",
+    ]
+    exec("def check(e):\n" + "\n".join(body), namespace)
+    check: Callable[[Any], bool] = namespace["check"]
+    return check
+
+
+_CHECKS: dict[type, Callable[[Any], bool]] = {}
+
+
+def fields_ok(event: Event) -> bool:
+    """Whether the store can encode ``event`` and read it back as the same type."""
+    check = _CHECKS.get(type(event))
+    if check is None:
+        check = _CHECKS[type(event)] = _compile(type(event))
+    return check(event)
