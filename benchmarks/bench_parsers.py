@@ -1,0 +1,154 @@
+"""Every protocol parser on its own recorded transcripts, against a bare msgspec decode of the same lines.
+
+    python -m benchmarks.bench_parsers [--lines 60000] [--repeat 5]
+
+For each of the six wire protocols the lines the agent wrote (``"dir": "out"``) are taken from the
+recorded fixtures under ``tests/fixtures/transcripts/<agent>/<version>/``, encoded back to bytes and
+repeated until there are at least ``--lines`` of them. Two pipelines run on the same bytes in the same
+process (best of ``--repeat``):
+
+* ``msgspec decode``  ``msgspec.json.decode(line)`` and nothing else (the anchor)
+* ``corral``          the same decode, then the parser's ``feed`` (what the driver does per line)
+
+A fresh parser is made for each recorded transcript, as a driver makes one per session, so state such
+as open turns and tool calls is exercised the way it is live. The ratio printed is corral's lines/s
+over the anchor's; issue 20's goal is >= 0.7 for every protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from corral.protocols.acp import AcpParser
+from corral.protocols.claude_stream_json import ClaudeStreamParser
+from corral.protocols.codex_app_server import AppServerParser
+from corral.protocols.codex_exec import ExecParser
+from corral.protocols.opencode_sse import OpenCodeSseParser
+from corral.protocols.pi_rpc import PiRpcParser
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
+GOAL = 0.7
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    agents: tuple[str, ...]
+    """Fixture folders recorded on this protocol."""
+    make: Callable[[], Any]
+    include: Callable[[str], bool] = lambda name: True
+    """Which transcript files (by stem) belong to the protocol."""
+
+
+PROTOCOLS = (
+    Protocol("claude-stream-json", ("claude", "qwen"), ClaudeStreamParser),
+    Protocol(
+        "codex-app-server",
+        ("codex",),
+        AppServerParser,
+        include=lambda name: not name.startswith("exec-"),
+    ),
+    Protocol("codex-exec", ("codex",), ExecParser, include=lambda name: name.startswith("exec-")),
+    Protocol("acp", ("gemini", "qwen-acp", "opencode-acp", "hermes"), AcpParser),
+    Protocol("opencode-sse", ("opencode",), OpenCodeSseParser),
+    Protocol("pi-rpc", ("pi",), PiRpcParser),
+)
+
+_decode = msgspec.json.decode
+_encode = msgspec.json.encode
+
+
+def transcripts(protocol: Protocol) -> list[list[bytes]]:
+    """The agent's lines of every recorded transcript of ``protocol``, one list per file."""
+    found: list[list[bytes]] = []
+    for agent in protocol.agents:
+        for path in sorted((TRANSCRIPTS / agent).rglob("*.jsonl")):
+            if not protocol.include(path.stem):
+                continue
+            lines = []
+            for raw in path.read_bytes().splitlines():
+                entry = _decode(raw)
+                if entry.get("dir") == "out" and "line" in entry:
+                    lines.append(_encode(entry["line"]))
+            if lines:
+                found.append(lines)
+    return found
+
+
+def workload(protocol: Protocol, minimum: int) -> list[list[bytes]]:
+    base = transcripts(protocol)
+    if not base:
+        raise SystemExit(f"no recorded transcripts for {protocol.name} under {TRANSCRIPTS}")
+    sessions: list[list[bytes]] = []
+    total = 0
+    while total < minimum:
+        for lines in base:
+            sessions.append(lines)
+            total += len(lines)
+    return sessions
+
+
+def time_decode(sessions: list[list[bytes]]) -> float:
+    start = time.perf_counter()
+    for lines in sessions:
+        for line in lines:
+            _decode(line)
+    return time.perf_counter() - start
+
+
+def time_corral(protocol: Protocol, sessions: list[list[bytes]]) -> float:
+    make = protocol.make
+    start = time.perf_counter()
+    for lines in sessions:
+        feed = make().feed
+        for line in lines:
+            feed(_decode(line))
+    return time.perf_counter() - start
+
+
+def best(fn: Callable[[], float], repeat: int) -> float:
+    return min(fn() for _ in range(repeat))
+
+
+def run(lines: int, repeat: int) -> list[dict[str, Any]]:
+    results = []
+    header = (
+        f"{'protocol':<20} {'lines':>8} {'decode l/s':>12} {'corral l/s':>12} {'ratio':>6}  goal"
+    )
+    print(header)
+    for protocol in PROTOCOLS:
+        sessions = workload(protocol, lines)
+        count = sum(len(s) for s in sessions)
+        time_corral(protocol, sessions[:2])  # warm caches and lazy imports
+        anchor = best(lambda s=sessions: time_decode(s), repeat)  # type: ignore[misc]
+        ours = best(lambda p=protocol, s=sessions: time_corral(p, s), repeat)  # type: ignore[misc]
+        ratio = anchor / ours
+        met = "met" if ratio >= GOAL else f"missed (< {GOAL})"
+        print(
+            f"{protocol.name:<20} {count:>8} {count / anchor:>12,.0f} {count / ours:>12,.0f}"
+            f" {ratio:>6.2f}  {met}"
+        )
+        results.append({"protocol": protocol.name, "lines": count, "ratio": ratio})
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_parsers")
+    parser.add_argument("--lines", type=int, default=60_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    run(args.lines, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""One ``corral serve``, many sessions: throughput, fan-out latency, memory (issue 20 part 3).
+
+    python -m benchmarks.bench_serve_scale [--sessions 500] [--observers 2] [--prompts 4]
+
+A real ``corral serve`` process runs on 127.0.0.1 with the scripted in-process adapter
+(``corral.testing.scripted_adapter``), so every figure is corral's own cost, no agent CLI's. The
+benchmark then:
+
+1. creates ``--sessions`` sessions and samples the server's RSS before and after: RSS per idle
+   session;
+2. opens ``--observers`` SSE streams on every session (``GET /api/sessions/{id}/stream``);
+3. sends ``--prompts`` prompts to every session at once; each scripted reply streams ``--chunks``
+   text deltas, so the load is a steady stream of events across all sessions;
+4. waits until every observer has seen every session's last turn end.
+
+It prints events/s stored and fanned out (events stored ÷ wall time of step 3–4, and deliveries ÷
+the same), p50/p99 latency from the envelope's timestamp (assigned by the session layer the moment
+the adapter yields the event) to the observer reading it, whether every observer received every
+event in order (no gap, no duplicate, no reordering of ``seq``), and SQLite write amplification
+(bytes the server process wrote to disk ÷ bytes of event JSON it delivered once).
+
+Goals (issue 20): >= 20,000 events/s, p99 < 50 ms, < 1 MB RSS per idle session, no observer misses
+an event. The observers run in this one Python process; on a 2-core machine they compete with the
+server for CPU, which the printed client CPU time makes visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+TOKEN = "bench-token"
+SCRIPTED = "corral.testing.scripted_adapter:ScriptedAdapter"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def _write_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
+
+
+@dataclass
+class Observer:
+    session_id: str
+    seqs: list[int] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    bytes: int = 0
+    turns_done: int = 0
+
+
+async def observe(port: int, obs: Observer, turns: int, ready: asyncio.Event) -> None:
+    """A minimal SSE reader on a raw socket, so the client costs as little as it can."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        (
+            f"GET /api/sessions/{obs.session_id}/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nAccept: text/event-stream\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    ready.set()
+    try:
+        while obs.turns_done < turns:
+            line = await reader.readline()
+            if not line:
+                return
+            if not line.startswith(b"data: {"):
+                continue
+            now = time.time()
+            data = line[6:].rstrip(b"\r\n")
+            envelope = json.loads(data)
+            obs.bytes += len(data)
+            obs.seqs.append(envelope["seq"])
+            obs.latencies.append(now - datetime.fromisoformat(envelope["ts"]).timestamp())
+            if envelope["event"]["type"] == "turn.completed":
+                obs.turns_done += 1
+    finally:
+        writer.close()
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="corral-scale-") as tmp:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        config = {"chunks": args.chunks, "chunk_delay": args.chunk_delay, "ack_mode": "hook"}
+        env = {
+            **os.environ,
+            "CORRAL_HOME": str(Path(tmp) / "home"),
+            "CORRAL_TOKEN": TOKEN,
+            "CORRAL_EXTRA_ADAPTERS": SCRIPTED,
+            "CORRAL_SCRIPTED_CONFIG": json.dumps(config),
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "corral", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            async with httpx.AsyncClient(
+                base_url=base, headers=headers, limits=limits, timeout=60
+            ) as client:
+                t_start = time.perf_counter()
+                for _ in range(200):
+                    try:
+                        if (await client.get("/api/health")).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        await asyncio.sleep(0.05)
+                ready_s = time.perf_counter() - t_start
+                rss_before = _rss_kib(server.pid)
+
+                async def create() -> str:
+                    body = {"adapter_id": "scripted", "cwd": str(project)}
+                    r = await client.post("/api/sessions", json=body)
+                    r.raise_for_status()
+                    return str(r.json()["id"])
+
+                sem = asyncio.Semaphore(32)
+
+                async def bounded(coro: Any) -> Any:
+                    async with sem:
+                        return await coro
+
+                ids = await asyncio.gather(*(bounded(create()) for _ in range(args.sessions)))
+                await asyncio.sleep(1.0)
+                rss_idle = _rss_kib(server.pid)
+
+                observers = [Observer(sid) for sid in ids for _ in range(args.observers)]
+                readies = [asyncio.Event() for _ in observers]
+                tasks = [
+                    asyncio.create_task(observe(port, o, args.prompts, e))
+                    for o, e in zip(observers, readies, strict=True)
+                ]
+                await asyncio.gather(*(e.wait() for e in readies))
+                await asyncio.sleep(0.5)
+                written_before = _write_bytes(server.pid)
+                cpu_before = time.process_time()
+                t0 = time.perf_counter()
+
+                async def prompt(sid: str, n: int) -> None:
+                    r = await client.post(f"/api/sessions/{sid}/prompts", json={"text": f"p{n}"})
+                    r.raise_for_status()
+
+                await asyncio.gather(
+                    *(bounded(prompt(sid, n)) for n in range(args.prompts) for sid in ids)
+                )
+                await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
+                wall = time.perf_counter() - t0
+                client_cpu = time.process_time() - cpu_before
+                written = _write_bytes(server.pid) - written_before
+                rss_peak = _rss_kib(server.pid)
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    per_session: dict[str, list[int]] = {}
+    in_order = True
+    for o in observers:
+        if o.seqs != sorted(set(o.seqs)) or (o.seqs and o.seqs != list(range(o.seqs[0], o.seqs[-1] + 1))):
+            in_order = False
+        per_session.setdefault(o.session_id, o.seqs) if o.seqs else None
+    # Every observer of a session must have seen exactly what the first one saw.
+    for o in observers:
+        if o.seqs != per_session.get(o.session_id, []):
+            in_order = False
+    stored = sum(len(s) for s in per_session.values())
+    delivered = sum(len(o.seqs) for o in observers)
+    once_bytes = sum(o.bytes for o in observers) / max(1, args.observers)
+    lat = sorted(x for o in observers for x in o.latencies)
+    return {
+        "ready_s": ready_s,
+        "sessions": args.sessions,
+        "observers": len(observers),
+        "events_stored": stored,
+        "deliveries": delivered,
+        "wall_s": wall,
+        "stored_per_s": stored / wall,
+        "delivered_per_s": delivered / wall,
+        "p50_ms": statistics.median(lat) * 1000 if lat else None,
+        "p99_ms": lat[int(len(lat) * 0.99) - 1] * 1000 if lat else None,
+        "rss_per_idle_session_kib": (rss_idle - rss_before) / args.sessions,
+        "rss_peak_mib": rss_peak / 1024,
+        "write_amplification": written / once_bytes if once_bytes else None,
+        "every_observer_in_order": in_order,
+        "client_cpu_s": client_cpu,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_serve_scale")
+    parser.add_argument("--sessions", type=int, default=500)
+    parser.add_argument("--observers", type=int, default=2)
+    parser.add_argument("--prompts", type=int, default=4)
+    parser.add_argument("--chunks", type=int, default=20)
+    parser.add_argument("--chunk-delay", type=float, default=0.0)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    args = parser.parse_args(argv)
+    r = asyncio.run(run(args))
+    print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
+    print(f"sessions / SSE observers:    {r['sessions']} / {r['observers']}")
+    print(f"events stored:               {r['events_stored']} in {r['wall_s']:.2f} s")
+    print(f"stored events/s:             {r['stored_per_s']:,.0f} (goal >= 20,000)")
+    print(f"delivered events/s:          {r['delivered_per_s']:,.0f}")
+    print(f"adapter→observer p50 / p99:  {r['p50_ms']:.1f} / {r['p99_ms']:.1f} ms (goal p99 < 50)")
+    print(f"RSS per idle session:        {r['rss_per_idle_session_kib']:.0f} KiB (goal < 1024)")
+    print(f"server RSS at the end:       {r['rss_peak_mib']:.0f} MiB")
+    wa = r["write_amplification"]
+    print(f"SQLite write amplification:  {wa:.1f}x" if wa else "SQLite write amplification: -")
+    print(f"every observer, every event, in order: {r['every_observer_in_order']}")
+    print(f"client CPU (observers+load): {r['client_cpu_s']:.1f} s")
+    return 0 if r["every_observer_in_order"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
