@@ -75,6 +75,25 @@ def _board(args: argparse.Namespace) -> bool:
     return not goals["no_event_lost"]
 
 
+def _parsers(args: argparse.Namespace) -> bool:
+    from . import bench_parsers
+
+    return bool(bench_parsers.main(["--lines", "20000", "--repeat", "3"] if args.quick else []))
+
+
+def _overhead(args: argparse.Namespace) -> bool:
+    from . import bench_overhead
+
+    return bool(bench_overhead.main(["--repeat", "2" if args.quick else "5"]))
+
+
+def _serve_scale(args: argparse.Namespace) -> bool:
+    from . import bench_serve_scale
+
+    quick = ["--sessions", "50", "--prompts", "2"] if args.quick else []
+    return bool(bench_serve_scale.main(quick))
+
+
 SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "queue": ("prompt queue: enqueue→deliver throughput vs raw fsync'd inserts", _queue_throughput),
     "crash": ("prompt queue: SIGKILL crash trials", _queue_crash),
@@ -85,6 +104,9 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "webapp": ("web app: open a 10,000-event transcript in headless Chromium", _webapp),
     "proxy": ("P2 model proxy: corral vs LiteLLM in front of the same scripted upstream", _proxy),
     "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
+    "parsers": ("every protocol parser vs a bare msgspec decode of its transcripts", _parsers),
+    "overhead": ("corral run vs the bare CLI, per target (one-shot)", _overhead),
+    "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),
     "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
     "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),
 }

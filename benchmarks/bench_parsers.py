@@ -8,7 +8,8 @@ repeated until there are at least ``--lines`` of them. Two pipelines run on the 
 process (best of ``--repeat``):
 
 * ``msgspec decode``  ``msgspec.json.decode(line)`` and nothing else (the anchor)
-* ``corral``          the same decode, then the parser's ``feed`` (what the driver does per line)
+* ``corral``          corral's own decoder (``corral._process._decode.loads``, what every driver
+                      uses), then the parser entry point the driver calls for that line
 
 A fresh parser is made for each recorded transcript, as a driver makes one per session, so state such
 as open turns and tool calls is exercised the way it is live. The ratio printed is corral's lines/s
@@ -18,6 +19,7 @@ over the anchor's; issue 20's goal is >= 0.7 for every protocol.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -27,12 +29,14 @@ from typing import Any
 
 import msgspec
 
+from corral._process._decode import loads
 from corral.protocols.acp import AcpParser
 from corral.protocols.claude_stream_json import ClaudeStreamParser
 from corral.protocols.codex_app_server import AppServerParser
 from corral.protocols.codex_exec import ExecParser
 from corral.protocols.opencode_sse import OpenCodeSseParser
 from corral.protocols.pi_rpc import PiRpcParser
+from corral.testing.fuzz import acp_feed
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT / "tests" / "fixtures" / "transcripts"
@@ -47,6 +51,8 @@ class Protocol:
     make: Callable[[], Any]
     include: Callable[[str], bool] = lambda name: True
     """Which transcript files (by stem) belong to the protocol."""
+    entry: Callable[[Any], Callable[[Any], Any]] = lambda parser: parser.feed
+    """The parser entry point a driver calls with one decoded line."""
 
 
 PROTOCOLS = (
@@ -58,7 +64,12 @@ PROTOCOLS = (
         include=lambda name: not name.startswith("exec-"),
     ),
     Protocol("codex-exec", ("codex",), ExecParser, include=lambda name: name.startswith("exec-")),
-    Protocol("acp", ("gemini", "qwen-acp", "opencode-acp", "hermes"), AcpParser),
+    Protocol(
+        "acp",
+        ("gemini", "qwen-acp", "opencode-acp", "hermes"),
+        AcpParser,
+        entry=lambda parser: functools.partial(acp_feed, parser),
+    ),
     Protocol("opencode-sse", ("opencode",), OpenCodeSseParser),
     Protocol("pi-rpc", ("pi",), PiRpcParser),
 )
@@ -106,12 +117,12 @@ def time_decode(sessions: list[list[bytes]]) -> float:
 
 
 def time_corral(protocol: Protocol, sessions: list[list[bytes]]) -> float:
-    make = protocol.make
+    make, entry = protocol.make, protocol.entry
     start = time.perf_counter()
     for lines in sessions:
-        feed = make().feed
+        feed = entry(make())
         for line in lines:
-            feed(_decode(line))
+            feed(loads(line))
     return time.perf_counter() - start
 
 

@@ -106,7 +106,8 @@ async def observe(port: int, obs: Observer, turns: int, ready: asyncio.Event) ->
         writer.close()
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Start ``corral serve`` (a child process), drive it, stop it."""
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="corral-scale-") as tmp:
         project = Path(tmp) / "project"
@@ -126,73 +127,77 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        base = f"http://127.0.0.1:{port}"
         try:
-            async with httpx.AsyncClient(
-                base_url=base, headers=headers, limits=limits, timeout=60
-            ) as client:
-                t_start = time.perf_counter()
-                for _ in range(200):
-                    try:
-                        if (await client.get("/api/health")).status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        await asyncio.sleep(0.05)
-                ready_s = time.perf_counter() - t_start
-                rss_before = _rss_kib(server.pid)
-
-                async def create() -> str:
-                    body = {"adapter_id": "scripted", "cwd": str(project)}
-                    r = await client.post("/api/sessions", json=body)
-                    r.raise_for_status()
-                    return str(r.json()["id"])
-
-                sem = asyncio.Semaphore(32)
-
-                async def bounded(coro: Any) -> Any:
-                    async with sem:
-                        return await coro
-
-                ids = await asyncio.gather(*(bounded(create()) for _ in range(args.sessions)))
-                await asyncio.sleep(1.0)
-                rss_idle = _rss_kib(server.pid)
-
-                observers = [Observer(sid) for sid in ids for _ in range(args.observers)]
-                readies = [asyncio.Event() for _ in observers]
-                tasks = [
-                    asyncio.create_task(observe(port, o, args.prompts, e))
-                    for o, e in zip(observers, readies, strict=True)
-                ]
-                await asyncio.gather(*(e.wait() for e in readies))
-                await asyncio.sleep(0.5)
-                written_before = _write_bytes(server.pid)
-                cpu_before = time.process_time()
-                t0 = time.perf_counter()
-
-                async def prompt(sid: str, n: int) -> None:
-                    r = await client.post(f"/api/sessions/{sid}/prompts", json={"text": f"p{n}"})
-                    r.raise_for_status()
-
-                await asyncio.gather(
-                    *(bounded(prompt(sid, n)) for n in range(args.prompts) for sid in ids)
-                )
-                await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
-                wall = time.perf_counter() - t0
-                client_cpu = time.process_time() - cpu_before
-                written = _write_bytes(server.pid) - written_before
-                rss_peak = _rss_kib(server.pid)
+            return asyncio.run(drive(args, server.pid, port, project))
         finally:
             server.terminate()
             try:
                 server.wait(10)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+
+async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    base = f"http://127.0.0.1:{port}"
+    async with httpx.AsyncClient(
+        base_url=base, headers=headers, limits=limits, timeout=60
+    ) as client:
+        t_start = time.perf_counter()
+        for _ in range(200):
+            try:
+                if (await client.get("/api/health")).status_code == 200:
+                    break
+            except httpx.TransportError:
+                await asyncio.sleep(0.05)
+        ready_s = time.perf_counter() - t_start
+        rss_before = _rss_kib(pid)
+
+        async def create() -> str:
+            body = {"adapter_id": "scripted", "cwd": str(project)}
+            r = await client.post("/api/sessions", json=body)
+            r.raise_for_status()
+            return str(r.json()["id"])
+
+        sem = asyncio.Semaphore(32)
+
+        async def bounded(coro: Any) -> Any:
+            async with sem:
+                return await coro
+
+        ids = await asyncio.gather(*(bounded(create()) for _ in range(args.sessions)))
+        await asyncio.sleep(1.0)
+        rss_idle = _rss_kib(pid)
+
+        observers = [Observer(sid) for sid in ids for _ in range(args.observers)]
+        readies = [asyncio.Event() for _ in observers]
+        tasks = [
+            asyncio.create_task(observe(port, o, args.prompts, e))
+            for o, e in zip(observers, readies, strict=True)
+        ]
+        await asyncio.gather(*(e.wait() for e in readies))
+        await asyncio.sleep(0.5)
+        written_before = _write_bytes(pid)
+        cpu_before = time.process_time()
+        t0 = time.perf_counter()
+
+        async def prompt(sid: str, n: int) -> None:
+            r = await client.post(f"/api/sessions/{sid}/prompts", json={"text": f"p{n}"})
+            r.raise_for_status()
+
+        await asyncio.gather(*(bounded(prompt(sid, n)) for n in range(args.prompts) for sid in ids))
+        await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
+        wall = time.perf_counter() - t0
+        client_cpu = time.process_time() - cpu_before
+        written = _write_bytes(pid) - written_before
+        rss_peak = _rss_kib(pid)
     per_session: dict[str, list[int]] = {}
     in_order = True
     for o in observers:
-        if o.seqs != sorted(set(o.seqs)) or (o.seqs and o.seqs != list(range(o.seqs[0], o.seqs[-1] + 1))):
+        if o.seqs != sorted(set(o.seqs)) or (
+            o.seqs and o.seqs != list(range(o.seqs[0], o.seqs[-1] + 1))
+        ):
             in_order = False
         per_session.setdefault(o.session_id, o.seqs) if o.seqs else None
     # Every observer of a session must have seen exactly what the first one saw.
@@ -231,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-delay", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=300.0)
     args = parser.parse_args(argv)
-    r = asyncio.run(run(args))
+    r = run(args)
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
     print(f"sessions / SSE observers:    {r['sessions']} / {r['observers']}")
     print(f"events stored:               {r['events_stored']} in {r['wall_s']:.2f} s")
