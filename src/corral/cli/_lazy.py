@@ -16,6 +16,8 @@ import typer
 from typer import _click
 from typer.core import TyperCommand, TyperGroup
 
+from ._coerce import install, plain_coercion
+
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -90,7 +92,7 @@ def load_command(spec: CommandSpec) -> _click.Command:
     command = typer.main.get_group(scratch).commands.get(spec.name)
     if command is None:
         raise LookupError(f"corral.cli.{spec.module} declares no command {spec.name!r}")
-    return command
+    return plain_coercion(command)
 
 
 class LazyGroup(TyperGroup):
@@ -109,6 +111,11 @@ class LazyGroup(TyperGroup):
         if name not in self._loaded:
             self._loaded[name] = load_command(spec)
         return self._loaded[name]
+
+    def get_params(self, ctx: _click.Context) -> list[_click.Parameter]:
+        params = super().get_params(ctx)
+        install(params)  # the root's own options (--version, --help), coerced without pydantic
+        return params
 
     def list_commands(self, ctx: _click.Context) -> list[str]:
         return list(self._specs)
