@@ -24,12 +24,15 @@ _STANDARD = {INIT_ARGUMENT.get(name, name): name for name in OPTION_NAMES}
 
 def accepts(cls: type[BaseAdapter], name: str) -> bool:
     """Whether ``cls.__init__`` takes the init argument ``name``: for a standard option of a class
-    that declares ``supported_options``, whether it supports it (or may ignore it); otherwise by
-    name or ``**kwargs`` in the signature."""
+    that declares ``supported_options``, whether it supports it (or may ignore it), and any other
+    argument only by name; otherwise by name or ``**kwargs`` in the signature."""
     option = _STANDARD.get(name)
-    if option is not None and cls.supported_options is not None:
-        return option in supported_options(cls) or option in SOFT_OPTIONS
     params = inspect.signature(cls.__init__).parameters
+    if cls.supported_options is not None:
+        # Its ``**launch`` takes the standard options only: any other argument must be named.
+        if option is not None:
+            return option in supported_options(cls) or option in SOFT_OPTIONS
+        return name in params
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from corral.adapters import BUILTIN_ADAPTERS
 from corral.adapters._options import LaunchOptions
-from corral.adapters.base import BaseAdapter, construct, supported_options
+from corral.adapters.base import BaseAdapter, accepts, construct, supported_options
 from corral.errors import ConfigError, UnsupportedOperation
 from corral.registry import Registry
 
@@ -81,3 +81,13 @@ def test_construct_hands_the_rendered_options_to_the_driver(tmp_path: Path) -> N
     assert adapter.extra_args[0] == "--x"
     assert len(adapter.extra_args) > 1
     assert adapter.permission_mode is not None
+
+
+def test_accepts_reads_supported_options_for_standard_names_and_the_signature_for_the_rest() -> (
+    None
+):
+    codex, pi, claude = (adapter_class(i) for i in ("codex", "pi", "claude-code"))
+    assert accepts(codex, "sandbox") and not accepts(codex, "base_env")
+    assert accepts(pi, "base_env") and not accepts(pi, "permission_mode")
+    assert accepts(claude, "permission_mode") and accepts(claude, "effort")
+    assert not accepts(claude, "no_such_option")
