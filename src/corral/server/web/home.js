@@ -134,7 +134,8 @@ export class HomeView {
       clear(modelList);
       modelHint.textContent = "";
       if (!a?.provides_models) {
-        modelHint.textContent = "This agent does not list its models: type one, or keep its default.";
+        const why = a?.models_unavailable ? ` (${a.models_unavailable})` : "";
+        modelHint.textContent = `This agent does not list its models${why}: type one, or keep its default.`;
         return;
       }
       modelHint.textContent = "Asking the agent for its models…";
