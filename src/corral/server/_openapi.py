@@ -122,6 +122,20 @@ def _paths() -> dict[str, dict[str, Any]]:
                 returns=_ref("SettingsView"),
             )
         },
+        "/api/settings/conformance": {
+            "get": _op(
+                "Recorded conformance results per agent and CLI version (read-only)",
+                returns={"type": "array", "items": _ref("AgentConformance")},
+            )
+        },
+        "/api/settings/adapters/{adapter_id}/verify": {
+            "post": _op(
+                "Verify an adapter's launch now and record it (clears a stale profile)",
+                params=("adapter_id",),
+                returns=_ref("VerifyState"),
+                mutating=True,
+            )
+        },
         "/api/settings/webhook": {
             "put": _op(
                 "Set (http/https) or clear the attention webhook URL",

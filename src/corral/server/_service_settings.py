@@ -1,4 +1,4 @@
-"""The service's own settings: the attention webhook, per-adapter defaults, stale profiles.
+"""The service's own settings: the attention webhook and the defaults per adapter.
 
 One small JSON file, ``settings.json`` next to the service's database (the corral home by
 default), written ``0600`` and replaced atomically. A missing file is the defaults; a corrupt one
@@ -36,8 +36,6 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     webhook_url: str | None = None
     """Receives every attention event as JSON (http or https only); ``None``: off."""
     adapter_defaults: dict[str, AdapterDefaults] = msgspec.field(default_factory=dict)
-    stale_profiles: list[str] = msgspec.field(default_factory=list)
-    """Adapter ids whose profile changed since they were last verified."""
 
 
 def check_webhook_url(url: str | None) -> str | None:

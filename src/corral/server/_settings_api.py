@@ -6,6 +6,14 @@
   blank turns it off.
 * ``PUT /api/settings/adapters/{id}/defaults`` ``{"model", "effort", "intent"}``: what the
   new-session form preselects for that adapter (all blank: forgotten).
+* ``GET /api/settings/conformance``: the recorded conformance results per agent and CLI version
+  (``corral conformance`` writes them; read-only here).
+* ``POST /api/settings/adapters/{id}/verify``: verify the adapter's launch now and record it.
+
+Verification uses the registry's records (:mod:`corral.registry`): an adapter whose structured
+profile changed since its last passing verify is *stale*; :func:`launch_gate` re-verifies a stale
+adapter before a session starts and refuses the launch when that fails. An adapter never verified
+is shown as such and launches without a gate (the first verify is the user's call).
 
 :func:`mount` opens the store and hangs the :class:`~._webhook.Webhook` on the session hub for the
 app's lifetime.
@@ -13,9 +21,11 @@ app's lifetime.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -24,6 +34,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..errors import AdapterNotFoundError
+from ..manifests import Manifest
+from ..registry import Registry, ensure_verified, is_stale, last_verify, record_verify, verify
 from ._responses import Refusal, json_response
 from ._service_settings import (
     AdapterDefaults,
@@ -34,12 +47,43 @@ from ._service_settings import (
 )
 from ._webhook import AttentionEvent, Delivery, Webhook
 
+VERIFY_TIMEOUT = 40.0
+
+
+class VerifyState(msgspec.Struct, frozen=True, kw_only=True):
+    adapter_id: str
+    verified: bool
+    """A verification is recorded (passing or not)."""
+    ok: bool | None
+    stale: bool
+    """The profile changed since the last passing verify, or that verify failed."""
+    checked_at: datetime | None
+    detail: str | None
+
+
+class ConformanceResult(msgspec.Struct, frozen=True, kw_only=True):
+    scenario: str
+    outcome: str
+    """``pass`` | ``fail`` | ``unsupported``."""
+    reason: str | None = None
+    seconds: float = 0.0
+
+
+class AgentConformance(msgspec.Struct, frozen=True, kw_only=True):
+    """One agent's recorded conformance run (see ``corral.testing.conformance._results``)."""
+
+    agent: str
+    adapter_id: str | None
+    version: str | None
+    ran_at: datetime
+    results: list[ConformanceResult]
+
 
 class SettingsView(msgspec.Struct, frozen=True, kw_only=True):
     webhook_url: str | None
     webhook_delivery: Delivery
     adapter_defaults: dict[str, AdapterDefaults]
-    stale_profiles: list[str]
+    verification: list[VerifyState]
 
 
 class WebhookBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -54,12 +98,48 @@ def _store(request: Request) -> SettingsStore:
 def _view(request: Request) -> SettingsView:
     current: ServiceSettings = _store(request).current
     webhook: Webhook = request.app.state.webhook
+    registry = Registry()
     return SettingsView(
         webhook_url=current.webhook_url,
         webhook_delivery=webhook.delivery,
         adapter_defaults=current.adapter_defaults,
-        stale_profiles=current.stale_profiles,
+        verification=[_verify_state(e.manifest, registry) for e in registry.entries()],
     )
+
+
+def _verify_state(manifest: Manifest, registry: Registry) -> VerifyState:
+    record = last_verify(manifest.id, home=registry.home)
+    return VerifyState(
+        adapter_id=manifest.id,
+        verified=record is not None,
+        ok=record.ok if record else None,
+        stale=record is not None and is_stale(manifest, home=registry.home),
+        checked_at=record.checked_at if record else None,
+        detail=record.detail if record else None,
+    )
+
+
+async def launch_gate(adapter_id: str) -> None:
+    """Re-verify ``adapter_id`` when its recorded verification is stale; refuse if it fails."""
+    registry = Registry()
+    try:
+        manifest = registry.manifest(adapter_id)
+    except AdapterNotFoundError:
+        return  # demo ids and test resolvers: no manifest, nothing recorded
+    if last_verify(adapter_id, home=registry.home) is None:
+        return
+    if not is_stale(manifest, home=registry.home):
+        return
+    record = await asyncio.wait_for(
+        ensure_verified(manifest, home=registry.home), VERIFY_TIMEOUT + 5
+    )
+    if not record.ok:
+        raise Refusal(
+            409,
+            "adapter_unverified",
+            f"{adapter_id} changed since it was verified and does not verify now: {record.detail}",
+            adapter_id=adapter_id,
+        )
 
 
 async def _decode(request: Request, kind: type[Any]) -> Any:
@@ -101,13 +181,41 @@ async def put_defaults(request: Request) -> Response:
     return json_response(_view(request))
 
 
+async def post_verify(request: Request) -> Response:
+    adapter_id = str(request.path_params["adapter_id"])
+    registry = Registry()
+    manifest = registry.manifest(adapter_id)  # an unknown id: 404
+    result = await asyncio.wait_for(
+        verify(manifest, timeout=VERIFY_TIMEOUT), VERIFY_TIMEOUT * 2 + 5
+    )
+    record_verify(manifest, result, home=registry.home)
+    return json_response(_verify_state(manifest, registry))
+
+
+async def get_conformance(request: Request) -> Response:
+    from ..testing.conformance._results import load_results  # the service rarely needs it
+
+    stored = sorted(load_results().values(), key=lambda r: r.agent)
+    return json_response(msgspec.convert(msgspec.to_builtins(stored), list[AgentConformance]))
+
+
 ROUTES = [
     Route("/api/settings", get_settings, methods=["GET"]),
+    Route("/api/settings/conformance", get_conformance, methods=["GET"]),
+    Route("/api/settings/adapters/{adapter_id}/verify", post_verify, methods=["POST"]),
     Route("/api/settings/webhook", put_webhook, methods=["PUT"]),
     Route("/api/settings/adapters/{adapter_id}/defaults", put_defaults, methods=["PUT"]),
 ]
 
-OPENAPI_TYPES: tuple[Any, ...] = (SettingsView, WebhookBody, AdapterDefaults, AttentionEvent)
+
+OPENAPI_TYPES: tuple[Any, ...] = (
+    SettingsView,
+    VerifyState,
+    WebhookBody,
+    AdapterDefaults,
+    AttentionEvent,
+    AgentConformance,
+)
 
 
 def mount(app: Starlette) -> None:
