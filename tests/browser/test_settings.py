@@ -8,6 +8,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -54,7 +55,7 @@ def open_settings(context: Any, service: LiveService) -> Page:
 
 
 def test_settings_page(
-    context: Any, service: LiveService, receiver: tuple[str, list[dict[str, Any]]]
+    context: Any, service: LiveService, receiver: tuple[str, list[dict[str, Any]]], shots: Path
 ) -> None:
     url, bodies = receiver
     claude = next(s for s in agents.status() if s.name == "claude")
@@ -87,6 +88,7 @@ def test_settings_page(
     summary.click()
     expect(card.locator("tr.outcome-unsupported")).to_contain_text("nope")
     expect(page.locator("#settings-codex .conformance.none")).to_contain_text("no run recorded")
+    page.screenshot(path=str(shots / "webapp-settings.png"))
 
     # verify an adapter now (cat stays up: it verifies)
     cat = page.locator("#settings-example-plain-stdin")
