@@ -25,7 +25,8 @@ def register(root: typer.Typer) -> None:
     ) -> None:
         """Run conformance scenarios and print the capability matrix.
 
-        Exit code 1 when a scenario fails or an agent is missing.
+        The results are also recorded per agent and CLI version in the corral home (the web
+        app's settings page shows them). Exit code 1 when a scenario fails or an agent is missing.
         """
         from ..testing.conformance import (
             Outcome,
