@@ -91,14 +91,18 @@ def test_edit_target_and_unsaved_edit_survive_reload(
 
 
 def test_new_session_form_remembers_choices_per_adapter(context: Any, service: LiveService) -> None:
+    """The form prefills an adapter's defaults from the service settings (not this browser)."""
+    auth = {"Authorization": f"Bearer {service.token}"}
+    r = httpx.put(
+        f"{service.url}/api/settings/adapters/codex/defaults",
+        json={"model": "gpt-x", "effort": "high", "intent": "review"},
+        headers=auth,
+    )
+    assert r.status_code == 200, r.text
     page = context.new_page()
     page.goto(service.url + "/")
     expect(page.locator("body")).to_have_attribute("data-ready", "1")
     expect(page.locator("#new-adapter option[value='claude-code']")).to_have_count(1)
-    page.evaluate(
-        """() => localStorage.setItem("corral.defaults.codex",
-             JSON.stringify({ model: "gpt-x", effort: "high", intent: "review" }))"""
-    )
     page.select_option("#new-adapter", "codex")
     expect(page.locator("#new-model")).to_have_value("gpt-x")
     expect(page.locator("#new-effort")).to_have_value("high")

@@ -89,6 +89,7 @@ def test_first_run_and_demo_session_with_no_credentials(
     context: Any, service: LiveService, shots: Path
 ) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     row = page.locator("tr[data-adapter='claude-code']")
     expect(row).to_contain_text("installed")
@@ -122,6 +123,7 @@ def test_approve_and_deny_action_cards(
     context: Any, service: LiveService, project: Path, shots: Path
 ) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     start_session(page, "demo.claude-code", project)
     target = project / "hello.txt"
@@ -160,6 +162,7 @@ def test_approve_and_deny_action_cards(
 @claude
 def test_answer_a_question(context: Any, service: LiveService, project: Path) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     start_session(page, "demo.claude-code", project)
     send(page, "ask me a question")
@@ -181,6 +184,7 @@ def test_queue_edit_cancel_reload_keeps_draft_and_queue(
     context: Any, service: LiveService, project: Path, shots: Path
 ) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     sid = start_session(page, "demo.claude-code", project)
     send(page, "go slow please")
@@ -236,6 +240,7 @@ def test_second_tab_and_server_restart(
     browser: Any, context: Any, service: LiveService, project: Path
 ) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     sid = start_session(page, "demo.claude-code", project)
     other = context.new_page()
@@ -324,6 +329,7 @@ def test_login_link_signs_the_page_in(browser: Any, service: LiveService) -> Non
 @claude
 def test_stop_status_and_kill_controls(context: Any, service: LiveService, project: Path) -> None:
     require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     start_session(page, "demo.claude-code", project)
     send(page, "go slow please")
@@ -342,15 +348,21 @@ def test_stop_status_and_kill_controls(context: Any, service: LiveService, proje
 
 @pytest.mark.realcli("opencode")
 def test_new_session_form_lists_models_live(context: Any, service: LiveService) -> None:
-    """OpenCode reports its models: the form offers them, the demo model among them."""
+    """OpenCode and Claude Code report their models: the form offers them (the demo model among
+    OpenCode's, Claude's own aliases from its initialize answer); codex exec says why it cannot."""
     require_agent("opencode")
+    require_agent("claude")
+    require_agent("codex")
     page = open_home(context, service)
     expect(page.locator("#new-adapter option[value='demo.opencode']")).to_have_count(1)
     page.select_option("#new-adapter", "demo.opencode")
     expect(page.locator("#model-hint")).to_contain_text("listed by the agent", timeout=120_000)
     expect(page.locator("#model-list option[value='corral/corral-demo']")).to_have_count(1)
     page.select_option("#new-adapter", "demo.claude-code")
-    expect(page.locator("#model-hint")).to_contain_text("does not list its models")
+    expect(page.locator("#model-hint")).to_contain_text("listed by the agent", timeout=120_000)
+    expect(page.locator("#model-list option[value='sonnet']")).to_have_count(1)
+    page.select_option("#new-adapter", "codex-exec")
+    expect(page.locator("#model-hint")).to_contain_text("does not list its models (codex exec")
 
 
 NOTIFICATION_SPY = """
@@ -372,6 +384,7 @@ def test_opt_in_notification_when_the_tab_is_hidden(
 ) -> None:
     """With notifications on and the tab hidden, a question in a session raises one."""
     require_agent("claude")
+    require_agent("codex")
     context.add_init_script(NOTIFICATION_SPY)
     page = open_home(context, service)
     page.check("#notify")

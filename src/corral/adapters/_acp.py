@@ -333,6 +333,10 @@ class AcpAdapter(BaseAdapter, abstract=True):
             await self._session_request("session/set_model", {"modelId": model})
         self.model = model
 
+    async def list_models(self) -> list[str]:
+        """The models the agent offered when the session opened (see :func:`session_models`)."""
+        return session_models(self.session_raw)
+
     def _config_option(self, option_id: str) -> bool:
         options = self.session_raw.get("configOptions") or []
         return any(isinstance(o, dict) and o.get("id") == option_id for o in options)
@@ -553,3 +557,27 @@ class AcpAdapter(BaseAdapter, abstract=True):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         return code
+
+
+def session_models(result: dict[str, Any]) -> list[str]:
+    """Model ids from a ``session/new`` result: ``models.availableModels[].modelId`` (Gemini,
+    Qwen, Hermes), else the options of the ``model`` config option (OpenCode). Anything malformed
+    is skipped; an agent that offers neither yields ``[]``."""
+    block = result.get("models")
+    listed = block.get("availableModels") if isinstance(block, dict) else None
+    if isinstance(listed, list):
+        return [
+            m["modelId"]
+            for m in listed
+            if isinstance(m, dict) and isinstance(m.get("modelId"), str)
+        ]
+    for option in result.get("configOptions") or []:
+        if isinstance(option, dict) and option.get("id") == "model":
+            values = option.get("options")
+            if isinstance(values, list):
+                return [
+                    o["value"]
+                    for o in values
+                    if isinstance(o, dict) and isinstance(o.get("value"), str)
+                ]
+    return []

@@ -52,6 +52,7 @@ class CodexExecAdapter(BaseAdapter):
     cap_image_input = True
 
     provides_models = False
+    models_unavailable = "codex exec has no model listing; the Codex app-server adapter lists them"
     provides_usage = False
 
     enforceable_intents = intent_rules.EXEC_INTENTS

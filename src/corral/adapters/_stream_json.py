@@ -102,6 +102,8 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         """Approvals corral itself remembers for the session (for CLIs that cannot)."""
         self._restart_task: asyncio.Task[None] | None = None
         self._turn_mark = TurnMark()
+        self.init_response: dict[str, Any] = {}
+        """The agent's answer to ``initialize`` (Claude Code lists its models there)."""
 
     # ── subclass hooks ──
     def launch_request(self) -> StreamJsonRequest:
@@ -145,10 +147,11 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             self._read_loop(transport), name=f"{self.agent_id}-reader"
         )
         try:
-            await self._control(self.initialize_request())
+            answer = await self._control(self.initialize_request())
         except (ProtocolError, ProcessError, SessionError):
             await self._teardown()
             raise
+        self.init_response = answer if isinstance(answer, dict) else {}
         return launch
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:

@@ -137,6 +137,9 @@ class BaseAdapter:
     # ── optional surfaces: each subclass must say True or False ──
     provides_models: ClassVar[bool]
     provides_usage: ClassVar[bool]
+    models_unavailable: ClassVar[str | None] = None
+    """Why ``list_models()`` has nothing to offer, for adapters with ``provides_models = False``
+    (shown by the web app next to its free-text model field)."""
 
     # ── launch options and intents: data ──
     supported_options: ClassVar[frozenset[str] | None] = None

@@ -87,7 +87,7 @@ class ClaudeAdapter(StreamJsonAdapter):
     cap_resume = True
     cap_interact = True
 
-    provides_models = False
+    provides_models = True
     provides_usage = True
 
     enforceable_intents = frozenset(Intent)
@@ -99,6 +99,19 @@ class ClaudeAdapter(StreamJsonAdapter):
     def initialize_request(self) -> dict[str, Any]:
         # Without forwardSubagentText the CLI keeps a sub-agent's messages to itself.
         return {"subtype": "initialize", "hooks": None, "forwardSubagentText": True}
+
+    async def list_models(self) -> list[str]:
+        """The ``models`` of the ``initialize`` response (each entry's ``value``: ``default``,
+        ``sonnet``, ``opus[1m]``, ... and any custom model), as the CLI reported them."""
+        return models_of_initialize(self.init_response)
+
+
+def models_of_initialize(response: dict[str, Any]) -> list[str]:
+    """The model values of a Claude Code ``initialize`` answer; anything malformed is skipped."""
+    models = response.get("models")
+    if not isinstance(models, list):
+        return []
+    return [m["value"] for m in models if isinstance(m, dict) and isinstance(m.get("value"), str)]
 
 
 def _is_root() -> bool:

@@ -85,7 +85,7 @@ class CodexAdapter(BaseAdapter):
     cap_resume = True
     cap_subagents = True
 
-    provides_models = False
+    provides_models = True
     provides_usage = True
 
     enforceable_intents = frozenset(Intent)
@@ -327,6 +327,21 @@ class CodexAdapter(BaseAdapter):
             self._pending["sandbox"] = sandbox
         self._emit(StatusChanged(status="permission_mode", message=mode))
 
+    async def list_models(self) -> list[str]:
+        """``model/list``, every page (bounded): the models the app-server offers this account."""
+        if self._client is None:
+            raise UnsupportedOperation(self.agent_id, "model/list")
+        models: list[str] = []
+        cursor: str | None = None
+        for _ in range(_MODEL_PAGES):
+            params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
+            page = await self._client.request("model/list", params)
+            models.extend(models_of_page(page))
+            cursor = page.get("nextCursor") if isinstance(page, dict) else None
+            if not isinstance(cursor, str) or not cursor:
+                break
+        return models
+
     async def get_usage(self) -> UsageTotals:
         return self._usage.copy()
 
@@ -450,3 +465,21 @@ class CodexAdapter(BaseAdapter):
 
 
 __all__ = ["CodexAdapter", "CodexExecAdapter"]
+
+
+_MODEL_PAGES = 20
+
+
+def models_of_page(page: Any) -> list[str]:
+    """The model slugs of one ``model/list`` page (``data[].model``, else ``data[].id``)."""
+    data = page.get("data") if isinstance(page, dict) else None
+    if not isinstance(data, list):
+        return []
+    out: list[str] = []
+    for entry in data:
+        if not isinstance(entry, dict):
+            continue
+        slug = entry.get("model") if isinstance(entry.get("model"), str) else entry.get("id")
+        if isinstance(slug, str) and slug:
+            out.append(slug)
+    return out

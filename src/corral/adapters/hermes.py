@@ -28,7 +28,7 @@ class HermesAdapter(AcpAdapter):
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
 
-    provides_models = False
+    provides_models = True
     provides_usage = True
 
     enforceable_intents = frozenset({Intent.FULL})

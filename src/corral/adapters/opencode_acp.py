@@ -34,7 +34,7 @@ class OpenCodeAcpAdapter(AcpAdapter):
     # no pinned CLI was seen calling it, so no real-CLI run shows it.
     cap_image_input = True
 
-    provides_models = False
+    provides_models = True
     provides_usage = True
 
     enforceable_intents = frozenset(Intent)

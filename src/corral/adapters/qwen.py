@@ -117,6 +117,9 @@ class QwenAdapter(StreamJsonAdapter):
     cap_documents = False
 
     provides_models = False
+    models_unavailable = (
+        "Qwen Code's stream-json initialize answer lists no models; the qwen-acp adapter lists them"
+    )
     provides_usage = True
 
     enforceable_intents = frozenset(Intent)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -24,7 +25,8 @@ def register(root: typer.Typer) -> None:
     ) -> None:
         """Run conformance scenarios and print the capability matrix.
 
-        Exit code 1 when a scenario fails or an agent is missing.
+        The results are also recorded per agent and CLI version in the corral home (the web
+        app's settings page shows them). Exit code 1 when a scenario fails or an agent is missing.
         """
         from ..testing.conformance import (
             Outcome,
@@ -51,6 +53,7 @@ def register(root: typer.Typer) -> None:
                 )
 
         results = asyncio.run(run_conformance(targets, scenario or None, on_result=show))
+        _record(results)
         if as_json:
             print_json({"results": results, "missing": missing})
         if write_docs is not None:
@@ -62,3 +65,21 @@ def register(root: typer.Typer) -> None:
             err_console.print(f"wrote {write_docs}")
         failed = any(r.outcome is Outcome.FAIL for r in results)
         raise typer.Exit(1 if failed or missing else 0)
+
+
+def _record(results: Sequence[object]) -> None:
+    """Keep the results per agent and CLI version (the web app's settings page shows them)."""
+    from .. import agents as pins
+    from ..testing.conformance import ScenarioResult
+    from ..testing.conformance._results import save_results
+    from ..testing.conformance._targets import SPECS
+
+    rows = [r for r in results if isinstance(r, ScenarioResult)]
+    installed = {s.name: s.installed for s in pins.status()}
+    versions: dict[str, str | None] = {}
+    adapters: dict[str, str] = {}
+    for agent in {r.agent for r in rows}:
+        spec = SPECS.get(agent)
+        adapters[agent] = spec.adapter if spec else agent
+        versions[agent] = installed.get(spec.redirect) if spec else None
+    save_results(rows, versions=versions, adapters=adapters)

@@ -51,6 +51,8 @@ class AdapterRow(msgspec.Struct, frozen=True, kw_only=True):
     enforceable_intents: list[str] | None
     """The intents the adapter can enforce, when its class declares them; ``None`` if unknown."""
     provides_models: bool
+    models_unavailable: str | None = None
+    """Why the adapter lists no models (when ``provides_models`` is false)."""
     repair: list[str] | None
     """The command that installs or repairs the CLI (shown, never run by corral)."""
     error: str | None = None
@@ -113,6 +115,7 @@ async def adapter_rows() -> list[AdapterRow]:
             },
             "enforceable_intents": _intents(cls),
             "provides_models": cls.provides_models,
+            "models_unavailable": None if cls.provides_models else cls.models_unavailable,
             **found,
         }
         rows.append(

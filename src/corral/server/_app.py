@@ -35,6 +35,7 @@ from . import (
     _models_api,
     _overview_api,
     _sessions_api,
+    _settings_api,
     _sse,
     _web,
 )
@@ -170,4 +171,5 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     app.state.limits = settings.limits
     app.state.login_codes = LoginCodes(settings.login_code_ttl)
     app.state.demo = demo
+    _settings_api.mount(app)
     return app

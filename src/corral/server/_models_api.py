@@ -1,10 +1,12 @@
 """``GET /api/adapters/{adapter_id}/models``: the models an adapter lists live, for the new-session form.
 
-Only adapters that declare ``provides_models`` can answer (today OpenCode and Pi, through their
-running server / RPC process). For those, corral starts a short-lived instance in a scratch
-directory, asks ``list_models()`` and stops it, every step bounded; the answer is cached per
-adapter for :data:`CACHE_SECONDS`. Every other adapter answers ``live: false`` with the reason, and
-the form keeps a free-text model field: corral never shows a hard-coded cross-provider catalog.
+Only adapters that declare ``provides_models`` can answer: Claude Code (its ``initialize``
+answer), Codex app-server (``model/list``), the ACP agents (the ``session/new`` models block or
+``model`` config option), OpenCode (its server) and Pi (RPC). For those, corral starts a
+short-lived instance in a scratch directory, asks ``list_models()`` and stops it, every step
+bounded; the answer is cached per adapter for :data:`CACHE_SECONDS`. Every other adapter answers
+``live: false`` with its ``models_unavailable`` reason, and the form keeps a free-text model
+field: corral never shows a hard-coded cross-provider catalog.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ class ModelList(msgspec.Struct, frozen=True, kw_only=True):
 async def _ask(manager: SessionManager, adapter_id: str) -> ModelList:
     cls = manager.resolver(adapter_id)  # an unknown id raises AdapterNotFoundError: 404
     if not cls.provides_models:
-        reason = f"{cls.display_name} does not report its models to corral; type a model name"
+        why = cls.models_unavailable or f"{cls.display_name} does not report its models to corral"
+        reason = f"{why}; type a model name"
         return ModelList(adapter_id=adapter_id, live=False, models=[], reason=reason)
     with tempfile.TemporaryDirectory(prefix="corral-models-") as scratch:
         adapter = construct(cls, cwd=scratch)

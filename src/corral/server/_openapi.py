@@ -14,7 +14,7 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _board_api, _files_api, _models_api, _overview_api
+from . import _adapters_api, _board_api, _files_api, _models_api, _overview_api, _settings_api
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -43,6 +43,7 @@ _TYPES: tuple[Any, ...] = (
     *_files_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
     *_board_api.OPENAPI_TYPES,
+    *_settings_api.OPENAPI_TYPES,
 )
 
 
@@ -113,6 +114,43 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "The models an adapter lists live (adapters with provides_models), else why not",
                 params=("adapter_id",),
                 returns=_ref("ModelList"),
+            )
+        },
+        "/api/settings": {
+            "get": _op(
+                "The service settings: webhook and its last delivery, defaults, stale profiles",
+                returns=_ref("SettingsView"),
+            )
+        },
+        "/api/settings/conformance": {
+            "get": _op(
+                "Recorded conformance results per agent and CLI version (read-only)",
+                returns={"type": "array", "items": _ref("AgentConformance")},
+            )
+        },
+        "/api/settings/adapters/{adapter_id}/verify": {
+            "post": _op(
+                "Verify an adapter's launch now and record it (clears a stale profile)",
+                params=("adapter_id",),
+                returns=_ref("VerifyState"),
+                mutating=True,
+            )
+        },
+        "/api/settings/webhook": {
+            "put": _op(
+                "Set (http/https) or clear the attention webhook URL",
+                body="WebhookBody",
+                returns=_ref("SettingsView"),
+                mutating=True,
+            )
+        },
+        "/api/settings/adapters/{adapter_id}/defaults": {
+            "put": _op(
+                "The model, effort and intent the new-session form preselects for an adapter",
+                params=("adapter_id",),
+                body="AdapterDefaults",
+                returns=_ref("SettingsView"),
+                mutating=True,
             )
         },
         "/api/overview": {

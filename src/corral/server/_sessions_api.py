@@ -26,6 +26,7 @@ from ._bodies import (
 from ._confine import check_cwd, confine_attachments
 from ._limits import Limits, check_fields
 from ._responses import Refusal, json_response
+from ._settings_api import launch_gate
 
 T = TypeVar("T")
 
@@ -79,6 +80,7 @@ async def list_sessions(request: Request) -> Response:
 async def create_session(request: Request) -> Response:
     body = await _body(request, CreateSession)
     check_cwd(body.cwd)
+    await launch_gate(body.adapter_id)  # a changed profile re-verifies first
     spec = SessionSpec(
         adapter_id=body.adapter_id,
         model=body.model,

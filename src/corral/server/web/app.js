@@ -4,6 +4,7 @@ import { get } from "./api.js";
 import { h, clear } from "./dom.js";
 import { HomeView, effectiveAttention, ATTENTION_WORDS } from "./home.js";
 import { SessionView } from "./session.js";
+import { SettingsView } from "./settings.js";
 
 const POLL_VISIBLE = 2500;
 const POLL_HIDDEN = 6000;
@@ -39,7 +40,13 @@ async function route() {
   view = null;
   clear(main);
   banner.hidden = true;
-  if (m) {
+  if (location.hash === "#/settings") {
+    currentSid = null;
+    pageTitle = "settings";
+    view = new SettingsView();
+    await view.mount(main);
+    main.querySelector("h1")?.focus();
+  } else if (m) {
     currentSid = m[1];
     pageTitle = "session";
     const v = new SessionView(currentSid, {

@@ -1,9 +1,9 @@
 // The start page: adapters (first run: installed, pinned, repair), a new session, the sessions.
 
-import { get, post } from "./api.js";
+import { get, post, put } from "./api.js";
 import { h, clear, formatCost, formatTime } from "./dom.js";
 
-const INTENTS = [
+export const INTENTS = [
   ["work", "Work", "edit files and run commands in the project"],
   ["review", "Review", "read and comment, no edits"],
   ["act-pr", "Act (PR)", "work, then commit, push and open a pull request"],
@@ -41,6 +41,7 @@ export class HomeView {
       this.adaptersBox,
     );
     this.renderSessions(this.overview());
+    this.settings = await get("/api/settings").catch(() => null);
     try {
       this.adapters = await get("/api/adapters");
     } catch (e) {
@@ -134,7 +135,8 @@ export class HomeView {
       clear(modelList);
       modelHint.textContent = "";
       if (!a?.provides_models) {
-        modelHint.textContent = "This agent does not list its models: type one, or keep its default.";
+        const why = a?.models_unavailable ? ` (${a.models_unavailable})` : "";
+        modelHint.textContent = `This agent does not list its models${why}: type one, or keep its default.`;
         return;
       }
       modelHint.textContent = "Asking the agent for its models…";
@@ -149,14 +151,9 @@ export class HomeView {
         modelHint.textContent = `Could not list models: ${err.message}`;
       }
     };
-    // The last choices per adapter (this browser) prefill the form: the adapter's defaults.
+    // The adapter's defaults on the service (settings page, or the last choices made here).
     const prefill = () => {
-      let saved = {};
-      try {
-        saved = JSON.parse(localStorage.getItem(`corral.defaults.${select.value}`) || "{}");
-      } catch {
-        saved = {};
-      }
+      const saved = this.settings?.adapter_defaults?.[select.value] || {};
       model.value = typeof saved.model === "string" ? saved.model : "";
       effort.value = typeof saved.effort === "string" ? saved.effort : "";
       if (typeof saved.intent === "string" && [...intent.options].some((o) => o.value === saved.intent)) {
@@ -184,9 +181,10 @@ export class HomeView {
           try {
             const record = await post("/api/sessions", body);
             if (body.cwd) localStorage.setItem("corral.lastProject", body.cwd);
-            localStorage.setItem(`corral.defaults.${body.adapter_id}`, JSON.stringify({
-              model: body.model || "", effort: body.effort || "", intent: body.intent,
-            }));
+            const defaults = { model: body.model || null, effort: body.effort || null, intent: body.intent || null };
+            put(`/api/settings/adapters/${encodeURIComponent(body.adapter_id)}/defaults`, defaults)
+              .catch(() => {}); // remembering is a convenience; the session has started
+            if (this.settings) this.settings.adapter_defaults[body.adapter_id] = defaults;
             this.navigate(`#/s/${record.id}`);
           } catch (err) {
             error.textContent = `Could not start: ${err.message}`;
