@@ -131,8 +131,6 @@ class OpenCodeAdapter(BaseAdapter):
         self._corral_session_id = ""
         self._usage = UsageTotals()
         self._turn_mark = TurnMark()
-        self._feeding = asyncio.Lock()
-        """Held while an event is fed to the parser, and while a prompt is being sent."""
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -202,8 +200,7 @@ class OpenCodeAdapter(BaseAdapter):
 
     async def _pump(self, sse: SseClient) -> None:
         async for msg in sse:
-            async with self._feeding:
-                self._feed_event(msg.data)
+            self._feed_event(msg.data)
 
     def _feed_event(self, data: str) -> None:
         if self.tap is not None:
@@ -265,10 +262,7 @@ class OpenCodeAdapter(BaseAdapter):
             body["variant"] = self.effort
         if not self.parser.turn.open:
             self._turn_mark.mark()
-        # The turn's first events can arrive on /event before this answer does: they wait, so
-        # the parser sees the prompt (the turn opening) first, as a recording replays it.
-        async with self._feeding:
-            await self._request("POST", f"/session/{sid}/prompt_async", body)
+        await self._request("POST", f"/session/{sid}/prompt_async", body)
 
     async def stream(self) -> AsyncIterator[Event]:
         while True:

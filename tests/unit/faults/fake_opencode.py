@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -127,6 +128,9 @@ def bad_message() -> bytes:
 
 
 def turn() -> None:
+    # As the real server does (a model round trip), the turn's events follow the 204: the driver
+    # opens the turn on that answer and treats an idle that comes before it as a late one.
+    time.sleep(0.2)
     status("busy")
     info = {"id": MID, "role": "assistant", "sessionID": SID, "modelID": "fake", "time": {}}
     event("message.updated", {"sessionID": SID, "info": info})
