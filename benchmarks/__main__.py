@@ -94,6 +94,13 @@ def _serve_scale(args: argparse.Namespace) -> bool:
     return bool(bench_serve_scale.main(quick))
 
 
+def _startup(args: argparse.Namespace) -> bool:
+    from . import bench_startup
+
+    quick = ["--runs", "5", "--warmup", "1", "--serve-runs", "2"] if args.quick else []
+    return bool(bench_startup.main(quick))
+
+
 SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "queue": ("prompt queue: enqueue→deliver throughput vs raw fsync'd inserts", _queue_throughput),
     "crash": ("prompt queue: SIGKILL crash trials", _queue_crash),
@@ -106,6 +113,7 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
     "parsers": ("every protocol parser vs a bare msgspec decode of its transcripts", _parsers),
     "overhead": ("corral run vs the bare CLI, per target (one-shot)", _overhead),
+    "startup": ("corral --version / --help / serve ready vs python -c pass", _startup),
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),
     "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
     "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),

@@ -13,17 +13,19 @@ os.environ["TYPER_USE_RICH"] = "0"
 import typer
 
 from corral.cli import build_app
+from corral.cli._lazy import LazyGroup
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
 
 def _walk(cmd: Any, path: list[str]) -> list[tuple[list[str], Any]]:
     out = [(path, cmd)]
-    commands = getattr(cmd, "commands", None)
-    if commands:
-        for name in sorted(commands):
-            sub = commands[name]
-            if not getattr(sub, "hidden", False):
+    if hasattr(cmd, "list_commands"):
+        ctx = cmd.context_class(cmd, info_name=path[-1])
+        for name in sorted(cmd.list_commands(ctx)):
+            # The lazy root group lists stand-ins; document the real commands behind them.
+            sub = cmd.load(name) if isinstance(cmd, LazyGroup) else cmd.get_command(ctx, name)
+            if sub is not None and not getattr(sub, "hidden", False):
                 out += _walk(sub, [*path, name])
     return out
 

@@ -1,3 +1,5 @@
+import importlib
+
 import corral
 
 
@@ -5,3 +7,12 @@ def test_all_is_sorted_and_importable() -> None:
     assert corral.__all__ == sorted(corral.__all__)
     for name in corral.__all__:
         assert hasattr(corral, name), name
+
+
+def test_every_lazy_name_is_public_and_from_its_module() -> None:
+    assert set(corral._LAZY) == set(corral.__all__) - {"__version__"}
+    for name, module in corral._LAZY.items():
+        assert getattr(corral, name) is getattr(importlib.import_module(f"corral{module}"), name)
+    namespace: dict[str, object] = {}
+    exec("from corral import *", namespace)
+    assert set(corral.__all__) <= set(namespace)

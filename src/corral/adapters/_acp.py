@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 from acp.schema import (
     ClientCapabilities,
@@ -76,8 +75,9 @@ from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
 from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
-from .base import Attachment, BaseAdapter, SessionIdCallback, find_binary
+from .base import Attachment, BaseAdapter
 
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
@@ -115,25 +115,16 @@ class AcpAdapter(BaseAdapter, abstract=True):
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
+    # No ``effort``: ACP has no reasoning-effort setting.
+    supported_options = STANDARD_OPTIONS - {"effort"}
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: SessionIdCallback | None = None,
-        env: dict[str, str] | None = None,
-        extra_args: Sequence[str] | None = None,
         tap: Tap | None = None,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.cwd = os.path.abspath(cwd or os.getcwd())
-        self.model = model
-        self.binary = find_binary(binary, self.cli_binary or self.agent_id)
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.env = dict(env or {})
-        self.extra_args = list(extra_args or [])
+        self.take_options(launch)
         self.tap = tap
         self.parser = AcpParser()
         self.files = ProjectFiles(self.cwd)

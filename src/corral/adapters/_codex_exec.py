@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
@@ -35,7 +34,8 @@ from ..intents import Intent, refusals
 from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
-from ._codex_common import Attachments, find_binary
+from ._codex_common import Attachments
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from .base import Attachment, BaseAdapter
 
 
@@ -62,28 +62,17 @@ class CodexExecAdapter(BaseAdapter):
         Intent.ACT_PR,
     )
 
+    supported_options = STANDARD_OPTIONS
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-        env: dict[str, str] | None = None,
-        extra_args: Sequence[str] = (),
         sandbox: str | None = None,
         tap: Tap | None = None,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.cwd = str(Path(cwd).resolve()) if cwd else os.getcwd()
-        self.model = model
-        self.binary = find_binary(binary)
-        self.thread_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.effort = effort
-        self.env = dict(env or {})
-        self.extra_args = list(extra_args)
+        self.take_options(launch, binary_name="codex")
+        self.thread_id = self.resume_session_id
         self.sandbox = sandbox
         self.tap = tap
         self._events: asyncio.Queue[Event] = asyncio.Queue()

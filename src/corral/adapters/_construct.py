@@ -19,26 +19,38 @@ if TYPE_CHECKING:
     from .base import BaseAdapter
 
 
+_STANDARD = {INIT_ARGUMENT.get(name, name): name for name in OPTION_NAMES}
+
+
 def accepts(cls: type[BaseAdapter], name: str) -> bool:
-    """Whether ``cls.__init__`` takes the init argument ``name`` (by name or ``**kwargs``)."""
+    """Whether ``cls.__init__`` takes the init argument ``name``: for a standard option of a class
+    that declares ``supported_options``, whether it supports it (or may ignore it), and any other
+    argument only by name; otherwise by name or ``**kwargs`` in the signature."""
+    option = _STANDARD.get(name)
     params = inspect.signature(cls.__init__).parameters
+    if cls.supported_options is not None:
+        # Its ``**launch`` takes the standard options only: any other argument must be named.
+        if option is not None:
+            return option in supported_options(cls) or option in SOFT_OPTIONS
+        return name in params
     return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def supported_options(cls: type[BaseAdapter]) -> frozenset[str]:
     """The launch options ``cls`` honours: its declared ``supported_options``, else the ones its
-    ``__init__`` takes (plus ``intent``/``allowed_commands`` when it enforces any intent)."""
+    ``__init__`` takes — plus ``intent``/``allowed_commands`` when it enforces any intent."""
+    intents = (
+        {"intent", "allowed_commands"} if cls.enforceable_intents and cls.intent_renderer else set()
+    )
     if cls.supported_options is not None:
-        return frozenset(cls.supported_options)
+        return frozenset(cls.supported_options) | intents
     names = {
         name
         for name in OPTION_NAMES
         if name not in ("intent", "allowed_commands")
         and accepts(cls, INIT_ARGUMENT.get(name, name))
     }
-    if cls.enforceable_intents and cls.intent_renderer is not None:
-        names |= {"intent", "allowed_commands"}
-    return frozenset(names)
+    return frozenset(names | intents)
 
 
 def intent_refusal(cls: type[BaseAdapter], intent: Intent) -> str:

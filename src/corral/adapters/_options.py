@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import ConfigError
 from ..intents import ApprovalGuard, Intent, parse_allowed_commands, parse_intent
@@ -39,8 +39,31 @@ OPTION_NAMES: tuple[str, ...] = (
 )
 """Every launch option, in order."""
 
+STANDARD_OPTIONS = frozenset(
+    {"cwd", "model", "binary", "resume_session_id", "on_session_id", "effort", "env", "extra_args"}
+)
+"""The options every process-launching driver honours; a driver's ``supported_options`` is this
+set with its own additions (``vendor_permission_mode``) or removals (``effort``)."""
+
 INIT_ARGUMENT: dict[str, str] = {"vendor_permission_mode": "permission_mode"}
 """Options whose adapter ``__init__`` argument is named differently."""
+
+
+class LaunchArgs(TypedDict, total=False):
+    """The standard launch options as adapter ``__init__`` keyword arguments (``**launch:
+    Unpack[LaunchArgs]``): declared here once, normalised once by
+    :meth:`corral.adapters.base.BaseAdapter.take_options`."""
+
+    cwd: str | os.PathLike[str] | None
+    model: str | None
+    binary: str | None
+    resume_session_id: str | None
+    on_session_id: Callable[[str], None] | None
+    effort: str | None
+    env: Mapping[str, str] | None
+    extra_args: Iterable[str] | None
+    permission_mode: str | None
+
 
 SOFT_OPTIONS = frozenset({"cwd", "on_session_id"})
 """Options an adapter may ignore without refusing them: every adapter runs in ``cwd`` (its

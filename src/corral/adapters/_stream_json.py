@@ -24,7 +24,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 import msgspec
 
@@ -53,9 +53,10 @@ from ..events import (
 from ..protocols._total import parse_error
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ._launch import Launch, StreamJsonRequest
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stream_json_wire import attachment_block, bad_line, session_permissions
 from ._usage import UsageTotals
-from .base import Attachment, BaseAdapter, find_binary
+from .base import Attachment, BaseAdapter
 
 _encoder = msgspec.json.Encoder()
 _END = object()
@@ -74,30 +75,16 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 
+    supported_options = STANDARD_OPTIONS | {"vendor_permission_mode"}
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-        env: Mapping[str, str] | None = None,
-        extra_args: Sequence[str] = (),
-        permission_mode: str | None = None,
         tap: Tap | None = None,
         base_env: Mapping[str, str] | None = None,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.cwd = cwd
-        self.model = model
-        self.binary = find_binary(binary, self.default_binary)
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.effort = effort
-        self.env = dict(env or {})
-        self.extra_args = tuple(extra_args)
-        self.permission_mode = permission_mode
+        self.take_options(launch, binary_name=self.default_binary)
         self.tap = tap
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.parser = ClaudeStreamParser()
@@ -125,7 +112,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
             permission_mode=self.permission_mode,
             resume=self.resume_session_id,
             effort=self.effort,
-            extra_args=self.extra_args,
+            extra_args=tuple(self.extra_args),
             env=self.env,
         )
 

@@ -20,7 +20,10 @@ adapters themselves pass ``abstract=True`` in the class statement.
 Launch options arrive as one :class:`LaunchOptions` value (see :mod:`corral.adapters._options`);
 :func:`construct` turns it into the ``__init__`` keyword arguments an adapter declares, out of
 ``cwd``, ``model``, ``binary``, ``resume_session_id``, ``on_session_id``, ``effort``, ``env``,
-``extra_args`` and ``permission_mode``. An option given explicitly that the adapter does not
+``extra_args`` and ``permission_mode``. A driver's ``__init__`` declares only its own arguments
+and takes the standard ones as ``**launch: Unpack[LaunchArgs]``, handing them to
+:meth:`BaseAdapter.take_options` (which normalises them once into ``self.options``); it lists
+the ones it honours in ``supported_options`` (data). An option given explicitly that the adapter does not
 support is refused by name (``UnsupportedOperation``), never dropped. Intents: an adapter lists the
 ones it can enforce in ``enforceable_intents`` and renders them with ``intent_renderer`` (a pure
 function from :mod:`corral.intents`); any other intent is refused (``IntentRefused``).
@@ -47,9 +50,11 @@ import msgspec
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
-from ._options import LaunchOptions
+from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchOptions
 from ._turns import check_prompt
 from ._usage import UsageTotals
+
+INIT_ARGUMENT_OPTION = {arg: option for option, arg in INIT_ARGUMENT.items()}
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
@@ -145,7 +150,21 @@ class BaseAdapter:
     """Why an intent is not enforceable, by intent value (shown in the refusal)."""
 
     launch_options: LaunchOptions | None = None
-    """The options this instance was built from (set by :func:`construct`)."""
+    """The options this instance was built from, intent included (set by :func:`construct`)."""
+
+    # ── the standard launch options, normalised once by ``take_options()`` ──
+    options: LaunchOptions
+    """The standard options this driver runs with (an intent's rendering already merged)."""
+    cwd: str
+    """Absolute path of an existing directory."""
+    model: str | None
+    binary: str
+    resume_session_id: str | None
+    on_session_id: Callable[[str], None] | None
+    effort: str | None
+    env: dict[str, str]
+    extra_args: list[str]
+    permission_mode: str | None
 
     def __init_subclass__(cls, *, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -161,6 +180,37 @@ class BaseAdapter:
                     f"{cls.__module__}.{cls.__qualname__} breaks the adapter contract: "
                     + "; ".join(problems)
                 )
+
+    def take_options(self, launch: Mapping[str, Any], *, binary_name: str | None = None) -> None:
+        """Normalise the standard launch options an ``__init__`` received as ``**launch``
+        (:class:`~corral.adapters._options.LaunchArgs`) — the one place every driver does it.
+
+        ``cwd`` becomes absolute and must exist (``ConfigError``); empty values count as not
+        given; an unknown name is a ``TypeError``; an option given explicitly that the class does
+        not support is refused by name (``UnsupportedOperation``), exactly as :func:`construct`
+        refuses it; ``binary`` defaults to ``binary_name`` (else ``cli_binary``) found as
+        detection finds it (an adapter with neither runs no executable: ``""``). The result is ``self.options``, mirrored as ``self.cwd``,
+        ``self.model``… for the driver's code (``set_model()`` may change ``self.model``)."""
+        unknown = sorted(set(launch) - set(INIT_KWARGS))
+        if unknown:
+            raise TypeError(f"{type(self).__qualname__}() got unexpected arguments: {unknown}")
+        renamed = {INIT_ARGUMENT_OPTION.get(k, k): v for k, v in launch.items()}
+        options = LaunchOptions.create(**{k: v for k, v in renamed.items() if v is not None})
+        supported = supported_options(type(self))
+        for name in options.given():
+            if name not in supported and name not in SOFT_OPTIONS:
+                raise UnsupportedOperation(self.agent_id, f"the launch option {name!r}")
+        self.options = options
+        self.cwd = options.cwd
+        self.model = options.model
+        default = binary_name or self.cli_binary
+        self.binary = find_binary(options.binary, default) if default else (options.binary or "")
+        self.resume_session_id = options.resume_session_id
+        self.on_session_id = options.on_session_id
+        self.effort = options.effort
+        self.env = dict(options.env)
+        self.extra_args = list(options.extra_args)
+        self.permission_mode = options.vendor_permission_mode
 
     # ── the four coroutines ──
     async def start(self, session_id: str) -> AgentInfo:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, ClassVar, Unpack
 
 from .._process import (
     DEFAULT_TRANSPORT,
@@ -57,8 +56,9 @@ from ..protocols.codex_app_server import (
     question_result,
 )
 from . import _codex_launch as launch
-from ._codex_common import Attachments, find_binary
+from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
 
@@ -91,30 +91,18 @@ class CodexAdapter(BaseAdapter):
     enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render
 
+    supported_options = STANDARD_OPTIONS
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-        env: dict[str, str] | None = None,
-        extra_args: Sequence[str] = (),
         approval_policy: str | None = None,
         sandbox: str | None = None,
         config: dict[str, Any] | None = None,
         tap: Tap | None = None,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.cwd = str(Path(cwd).resolve()) if cwd else os.getcwd()
-        self.model = model
-        self.binary = find_binary(binary)
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.effort = effort
-        self.env = dict(env or {})
-        self.extra_args = list(extra_args)
+        self.take_options(launch, binary_name="codex")
         self.approval_policy = approval_policy
         self.sandbox = sandbox
         self.config = config

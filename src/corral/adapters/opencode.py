@@ -25,9 +25,9 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 import httpx
 
@@ -54,8 +54,9 @@ from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
-from .base import Attachment, BaseAdapter, find_binary
+from .base import Attachment, BaseAdapter
 
 READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
@@ -84,32 +85,18 @@ class OpenCodeAdapter(BaseAdapter):
     enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render
 
+    supported_options = STANDARD_OPTIONS | {"vendor_permission_mode"}
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-        env: dict[str, str] | None = None,
-        extra_args: Sequence[str] = (),
-        permission_mode: str | None = None,
         tap: Tap | None = None,
         base_env: dict[str, str] | None = None,
         attach_root: Path | None = None,
         ready_deadline: float = READY_DEADLINE,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.cwd = str(Path(cwd or os.getcwd()).resolve())
-        self.model = model
-        self.binary = find_binary(binary, "opencode")
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.effort = effort
-        self.env = dict(env or {})
-        self.extra_args = list(extra_args)
-        self.permission_mode = permission_mode
+        self.take_options(launch, binary_name="opencode")
         if self.permission_mode is not None:
             permission_ruleset(self.permission_mode)  # validate early
         self.tap = tap

@@ -17,9 +17,8 @@ import base64
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, ClassVar, Unpack
 
 from .._process import (
     DEFAULT_TRANSPORT,
@@ -47,8 +46,9 @@ from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
+from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
-from .base import Attachment, BaseAdapter, find_binary
+from .base import Attachment, BaseAdapter
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 COMMAND_TIMEOUT = 30.0
@@ -108,30 +108,18 @@ class PiAdapter(BaseAdapter):
     intent_renderer = intent_rules.render
     intent_refusals = refusals(f"pi {intent_rules.REASON}")
 
+    # No ``vendor_permission_mode``: pi runs every tool, so ``--permission-mode`` is refused.
+    supported_options = STANDARD_OPTIONS
+
     def __init__(
         self,
         *,
-        cwd: str | None = None,
-        model: str | None = None,
-        binary: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-        env: dict[str, str] | None = None,
-        extra_args: Sequence[str] = (),
         tap: Tap | None = None,
         base_env: dict[str, str] | None = None,
+        **launch: Unpack[LaunchArgs],
     ) -> None:
-        # No ``permission_mode``: pi runs every tool, so ``corral run --permission-mode`` reports
-        # that pi takes none.
-        self.cwd = str(Path(cwd or os.getcwd()).resolve())
-        self.model = model
-        self.binary = find_binary(binary, "pi")
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
-        self.effort = effort
-        self.env = {**(os.environ if base_env is None else base_env), **(env or {})}
-        self.extra_args = list(extra_args)
+        self.take_options(launch, binary_name="pi")
+        self.env = {**(os.environ if base_env is None else base_env), **self.env}
         self.tap = tap
         self.parser = PiRpcParser()
         self.transport: LineTransport | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import uuid
 from collections.abc import Iterable
@@ -201,13 +200,3 @@ def _session(row: sqlite3.Row) -> SessionRecord:
         updated_at=from_db_time(row["updated_at"]),
         last_seq=int(row["last_seq"]),
     )
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

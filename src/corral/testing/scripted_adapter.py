@@ -27,10 +27,11 @@ import itertools
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Unpack
 
 import msgspec
 
+from ..adapters._options import LaunchArgs
 from ..adapters.base import Attachment, BaseAdapter
 from ..events import (
     AgentInfo,
@@ -89,19 +90,10 @@ class ScriptedAdapter(BaseAdapter):
 
     config: ClassVar[ScriptConfig | None] = None
 
-    def __init__(
-        self,
-        cwd: str | None = None,
-        model: str | None = None,
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        effort: str | None = None,
-    ) -> None:
-        self.cwd = cwd
-        self.model = model
-        self.effort = effort
-        self.resume_session_id = resume_session_id
-        self.on_session_id = on_session_id
+    supported_options = frozenset({"cwd", "model", "resume_session_id", "on_session_id", "effort"})
+
+    def __init__(self, **launch: Unpack[LaunchArgs]) -> None:
+        self.take_options(launch)
         self.cfg = self.config or _env_config()
         self.received: list[str] = []
         self.agent_session_id: str | None = None

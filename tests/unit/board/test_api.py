@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.unit.server.conftest import api_client, live_server, make_app
+from server.conftest import api_client, live_server, make_app
 
 WAIT = 10.0
 

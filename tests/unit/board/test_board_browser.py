@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from tests.unit.server.conftest import AUTH, TOKEN
+from server.conftest import AUTH, TOKEN
 
 from corral.server import Settings, create_app
 

@@ -13,12 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.unit.board.test_api import read_board
-from tests.unit.server.conftest import live_server, make_app
+from server.conftest import live_server, make_app
 
 from corral.board import Ingestor, emit
 from corral.events import ToolKind
 from corral.events.board import board_kind
+
+from .test_api import read_board
 
 
 def hook(name: str, **fields: Any) -> dict[str, Any]:
