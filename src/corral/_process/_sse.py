@@ -6,6 +6,10 @@ lines starting with ``:`` ignored, a blank line dispatches). :class:`SseClient` 
 yields :class:`SseMessage` values, and when the connection drops it reconnects after ``retry``
 seconds (sending ``Last-Event-ID`` when the server gave ids) until :meth:`SseClient.close`.
 
+An event over :data:`MAX_EVENT_BYTES` (one 100 MB ``data:`` line, or many lines adding up) is
+dropped as it streams — memory stays bounded by the limit, the connection stays open, the events
+after it arrive — and reported to ``on_error`` as an :class:`OverlongEvent`.
+
 Delivery across a reconnect is at-most-once unless the server replays from ``Last-Event-ID``:
 whatever the server emitted while no connection was open is lost. The ``on_connect`` callback
 fires after each (re)connection so a caller can re-read state it may have missed.
@@ -36,6 +40,15 @@ class SseMessage:
     id: str | None = None
 
 
+class OverlongEvent(ValueError):
+    """An event (or one of its lines) over :data:`MAX_EVENT_BYTES`: it was dropped unread."""
+
+    def __init__(self, size: int, limit: int = MAX_EVENT_BYTES) -> None:
+        super().__init__(f"dropped an SSE event of {size} or more characters (limit {limit})")
+        self.size = size
+        self.limit = limit
+
+
 class SseFramer:
     """Incremental WHATWG event-stream framer: feed lines (without their terminator), get messages."""
 
@@ -44,6 +57,7 @@ class SseFramer:
         self._event = ""
         self._id: str | None = None
         self._size = 0
+        self._skip = False
         self.last_id: str | None = None
         self.retry_ms: int | None = None
 
@@ -56,10 +70,14 @@ class SseFramer:
         if sep and value.startswith(" "):
             value = value[1:]
         if name == "data":
-            self._data.append(value)
+            if self._skip:
+                return None
             self._size += len(value)
             if self._size > MAX_EVENT_BYTES:
-                raise ValueError(f"SSE event larger than {MAX_EVENT_BYTES} bytes")
+                size = self._size
+                self.drop()
+                raise OverlongEvent(size)
+            self._data.append(value)
         elif name == "event":
             self._event = value
         elif name == "id":
@@ -69,7 +87,12 @@ class SseFramer:
             self.retry_ms = int(value)
         return None
 
+    def drop(self) -> None:
+        """Discard the event being built, and the rest of it up to its blank line."""
+        self._data, self._size, self._skip = [], 0, True
+
     def _dispatch(self) -> SseMessage | None:
+        self._skip = False
         if self._id is not None:
             self.last_id = self._id
         if not self._data:
@@ -136,6 +159,10 @@ class SseClient:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closed.wait(), self._retry)
 
+    def _report(self, exc: BaseException) -> None:
+        if self._on_error is not None:
+            self._on_error(exc)
+
     async def _one_connection(self) -> AsyncIterator[SseMessage]:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
         if self._last_id is not None:
@@ -149,8 +176,16 @@ class SseClient:
             if self._on_connect is not None:
                 await self._on_connect()
             framer = SseFramer()
-            async for line in _lines(response):
-                msg = framer.feed_line(line)
+            async for line in _lines(response, MAX_EVENT_BYTES):
+                if isinstance(line, _Overlong):
+                    framer.drop()
+                    self._report(OverlongEvent(line.size))
+                    continue
+                try:
+                    msg = framer.feed_line(line)
+                except OverlongEvent as exc:
+                    self._report(exc)
+                    continue
                 if framer.retry_ms is not None:
                     self._retry = framer.retry_ms / 1000
                 if msg is not None:
@@ -160,30 +195,70 @@ class SseClient:
                     return
 
 
-async def _lines(response: httpx.Response) -> AsyncIterator[str]:
-    """Lines split on CRLF, LF or CR, as the event-stream grammar says."""
-    buf = ""
-    async for text in response.aiter_text():
-        buf += text
-        while True:
-            cut = _first_break(buf)
-            if cut is None:
-                break
-            end, nxt = cut
-            if buf[end] == "\r" and end + 1 == len(buf):
-                break  # a CR at the very end may be the first half of CRLF
-            yield buf[:end]
-            buf = buf[nxt:]
-    if buf:
-        yield buf.removesuffix("\r")
+@dataclass(frozen=True)
+class _Overlong:
+    """A line longer than the limit, discarded as it streamed (``size`` characters)."""
+
+    size: int
 
 
-def _first_break(buf: str) -> tuple[int, int] | None:
-    cr, lf = buf.find("\r"), buf.find("\n")
-    if cr < 0 and lf < 0:
-        return None
-    if cr < 0 or (0 <= lf < cr):
-        return lf, lf + 1
-    if lf == cr + 1:
-        return cr, cr + 2
-    return cr, cr + 1
+async def _lines(response: httpx.Response, limit: int) -> AsyncIterator[str | _Overlong]:
+    """Lines split on CRLF, LF or CR, as the event-stream grammar says.
+
+    Memory is bounded by ``limit``: a longer line is discarded while it streams and comes out as
+    an :class:`_Overlong`. Each chunk is scanned once (a long line does not make this quadratic).
+    """
+    async for item in _split_lines(response.aiter_text(), limit):
+        yield item
+
+
+async def _split_lines(chunks: AsyncIterator[str], limit: int) -> AsyncIterator[str | _Overlong]:
+    parts: list[str] = []
+    size = 0
+    skipping = False
+    after_cr = False  # the last chunk ended in CR: a LF opening the next one belongs to it
+    async for text in chunks:
+        start = 1 if after_cr and text.startswith("\n") else 0
+        after_cr = False
+        for end, nxt in _breaks(text, start):
+            size += end - start
+            if skipping or size > limit:
+                yield _Overlong(size)
+            else:
+                parts.append(text[start:end])
+                yield "".join(parts)
+            parts, size, skipping = [], 0, False
+            after_cr = text[end] == "\r" and nxt == end + 1 == len(text)
+            start = nxt
+        if start < len(text):
+            size += len(text) - start
+            if size > limit:
+                skipping, parts = True, []
+            elif not skipping:
+                parts.append(text[start:])
+    if skipping:
+        yield _Overlong(size)
+    elif parts:
+        yield "".join(parts)
+
+
+def _breaks(text: str, start: int) -> list[tuple[int, int]]:
+    """(end, next) of every line break in ``text`` from ``start``: CRLF, LF or CR."""
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    cr, lf = text.find("\r", start), text.find("\n", start)
+    while cr >= 0 or lf >= 0:
+        if cr < 0 or (0 <= lf < cr):
+            out.append((lf, lf + 1))
+            start = lf + 1
+        elif lf == cr + 1:
+            out.append((cr, cr + 2))
+            start = cr + 2
+        else:
+            out.append((cr, cr + 1))
+            start = cr + 1
+        if cr < start:
+            cr = text.find("\r", start) if start < n else -1
+        if lf < start:
+            lf = text.find("\n", start) if start < n else -1
+    return out

@@ -29,15 +29,29 @@ import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from ._lifecycle import ProcessId, descendants, kill_tree
-from ._line import LineTransport
 
 CANCEL_WAIT = 5.0
 """Seconds the protocol's cancel gets to end the turn before corral signals the agent."""
 SIGNAL_WAIT = 2.0
 """Seconds SIGINT gets before the process group is killed."""
 KILL_GRACE = 2.0
+
+
+class AgentProcess(Protocol):
+    """What the ladder needs of the agent: a :class:`~corral._process.LineTransport` has it, and
+    so does the OpenCode driver's server process. A ``signal_group(sig)`` method, when present,
+    is used for the SIGINT step."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def kill(self, grace: float = 3.0) -> int | None: ...
 
 
 class StopStep(enum.StrEnum):
@@ -82,7 +96,7 @@ class TurnMark:
         self.ticks = None if now is None else now - 1
 
 
-def turn_processes(transport: LineTransport | None, mark: TurnMark) -> set[ProcessId]:
+def turn_processes(transport: AgentProcess | None, mark: TurnMark) -> set[ProcessId]:
     """The agent's descendants born since ``mark`` (the current turn's tools)."""
     if transport is None or transport.pid is None or mark.ticks is None:
         return set()
@@ -93,13 +107,13 @@ def turn_processes(transport: LineTransport | None, mark: TurnMark) -> set[Proce
 
 
 def reap_turn(
-    transport: LineTransport | None, mark: TurnMark, known: set[ProcessId] | None = None
+    transport: AgentProcess | None, mark: TurnMark, known: set[ProcessId] | None = None
 ) -> int:
     """Kill the turn's processes (those found now, and ``known`` ones seen earlier); how many."""
     return kill_tree(turn_processes(transport, mark) | (known or set()))
 
 
-async def _until(done: Callable[[], bool], transport: LineTransport | None, wait: float) -> bool:
+async def _until(done: Callable[[], bool], transport: AgentProcess | None, wait: float) -> bool:
     deadline = time.monotonic() + wait
     while True:
         if done() or (transport is not None and transport.returncode is not None):
@@ -111,7 +125,7 @@ async def _until(done: Callable[[], bool], transport: LineTransport | None, wait
 
 async def end_turn(
     *,
-    transport: LineTransport | None,
+    transport: AgentProcess | None,
     cancel: Callable[[], Awaitable[object]] | None,
     turn_over: Callable[[], bool],
     before_escalate: Callable[[], None] | None = None,

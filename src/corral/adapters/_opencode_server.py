@@ -2,7 +2,9 @@
 
 * ``build_serve_launch`` is pure: argv and env for the server (tested without a process).
 * :class:`OpenCodeServer` starts it in its own process group, waits until it answers, and stops it
-  by PID: SIGTERM, a grace period, then SIGKILL (SIGINT does not always stop it).
+  by PID: SIGTERM, a grace period, then SIGKILL (SIGINT does not always stop it). It is also the
+  process :func:`corral._process.end_turn` climbs on (``pid``, ``returncode``, ``signal_group``,
+  ``kill``) when an abort does not end a turn.
 
 Readiness: a fresh ``opencode serve`` sometimes leaves its first HTTP request(s) unanswered for
 minutes (seen with 1.18.33 on ``/doc``, ``/event`` and ``POST /session``). So readiness is a loop of
@@ -195,6 +197,19 @@ class OpenCodeServer:
             self._signal(signal.SIGKILL)
         await self._finish_drain()
         return proc.returncode
+
+    async def kill(self, grace: float = 3.0) -> int | None:
+        """The stop ladder's last step (:func:`corral._process.end_turn`): :meth:`stop`."""
+        return await self.stop(grace)
+
+    def signal_group(self, sig: signal.Signals) -> None:
+        """Signal the server's process group (the ladder's SIGINT step)."""
+        if self._proc is not None and self._proc.returncode is None:
+            self._signal(sig)
+
+    async def drained(self) -> None:
+        """After the process exited: wait (bounded) until its last output is read."""
+        await self._finish_drain()
 
     async def _finish_drain(self) -> None:
         """Read what the process printed last (bounded: a grandchild may hold the pipe open)."""

@@ -4,7 +4,10 @@ One adapter owns one ``opencode serve`` process (free loopback port, generated p
 ``/event`` subscription (reconnecting; see :mod:`corral._process._sse`) and one OpenCode session.
 Prompts go out with ``prompt_async`` and the turn ends when the session goes idle. A prompt sent
 while a turn runs is queued by OpenCode and answered in the same busy period (verified on
-1.18.33), so ``cap_input_during_turn`` holds; ``interrupt()`` is ``POST /session/{id}/abort``.
+1.18.33), so ``cap_input_during_turn`` holds. ``interrupt()`` climbs the stop ladder
+(:func:`corral._process.end_turn`): ``POST /session/{id}/abort``, then SIGINT to the server's
+process group, then the group is killed; a turn the abort did not end ends ``cancelled`` when the
+server goes, and the session ends ``failed`` (the OpenCode session stays on disk for a resume).
 
 Approvals: the session is created with a permission ruleset when ``permission_mode`` is set
 (``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
@@ -24,13 +27,14 @@ import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any, ClassVar, Unpack
 
 import httpx
 
-from .._process import Tap
+from .._process import Tap, TurnMark, end_turn
 from .._process._decode import BadJson, loads
-from .._process._sse import SseClient
+from .._process._sse import OverlongEvent, SseClient
+from .._process._stop import CANCEL_WAIT
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
     AgentInfo,
@@ -62,6 +66,8 @@ class OpenCodeAdapter(BaseAdapter):
     agent_id = "opencode"
     display_name = "OpenCode"
     cli_binary = "opencode"
+    cancel_wait: ClassVar[float] = CANCEL_WAIT
+    """Seconds the abort gets to end the turn before corral signals the server."""
 
     cap_image_input = True
     cap_thinking = True
@@ -111,6 +117,7 @@ class OpenCodeAdapter(BaseAdapter):
         self._attach_path: Path | None = None
         self._corral_session_id = ""
         self._usage = UsageTotals()
+        self._turn_mark = TurnMark()
 
     # ── lifecycle ──
     async def start(self, session_id: str) -> AgentInfo:
@@ -155,6 +162,7 @@ class OpenCodeAdapter(BaseAdapter):
             self.server.url + "/event",
             params={"directory": self.cwd},
             on_connect=self._on_connect,
+            on_error=self._on_sse_error,
         )
         self._tasks.append(asyncio.create_task(self._pump(self._sse), name="opencode-sse"))
         try:
@@ -171,20 +179,29 @@ class OpenCodeAdapter(BaseAdapter):
                 await self._request("GET", "/session/status")
         self._connected.set()
 
+    def _on_sse_error(self, exc: BaseException) -> None:
+        # A dropped connection is reconnected (and the status re-read) without a word; an event
+        # too big to read is dropped, and said so.
+        if isinstance(exc, OverlongEvent):
+            self._emit([ErrorEvent(message=f"opencode sent an overlong /event frame: {exc}")])
+
     async def _pump(self, sse: SseClient) -> None:
         async for msg in sse:
-            if self.tap is not None:
-                self.tap("out", msg.data.encode())
-            try:
-                obj = loads(msg.data)
-            except BadJson:
-                self._emit([ErrorEvent(message="undecodable /event data", raw=msg.data)])
-                continue
-            try:
-                events = self.parser.feed(obj)
-            except Exception as exc:  # a parser bug must not stall the session
-                events = [ErrorEvent(message=f"could not parse an /event object: {exc!r}", raw=obj)]
-            self._emit(events)
+            self._feed_event(msg.data)
+
+    def _feed_event(self, data: str) -> None:
+        if self.tap is not None:
+            self.tap("out", data.encode())
+        try:
+            obj = loads(data)
+        except BadJson:
+            self._emit([ErrorEvent(message="undecodable /event data", raw=data)])
+            return
+        try:
+            events = self.parser.feed(obj)
+        except Exception as exc:  # a parser bug must not stall the session
+            events = [ErrorEvent(message=f"could not parse an /event object: {exc!r}", raw=obj)]
+        self._emit(events)
 
     async def _open_session(self) -> None:
         if self.resume_session_id:
@@ -214,6 +231,7 @@ class OpenCodeAdapter(BaseAdapter):
     async def _watch_server(self) -> None:
         assert self.server is not None
         code = await self.server.wait()
+        await self.server.drained()
         if self.tap is not None:
             self.tap("exit", str(code).encode())
         if self._stopping:
@@ -229,6 +247,8 @@ class OpenCodeAdapter(BaseAdapter):
             body["model"] = self._model_ref
         if self.effort:
             body["variant"] = self.effort
+        if not self.parser.turn.open:
+            self._turn_mark.mark()
         await self._request("POST", f"/session/{sid}/prompt_async", body)
 
     async def stream(self) -> AsyncIterator[Event]:
@@ -241,7 +261,22 @@ class OpenCodeAdapter(BaseAdapter):
                 return
 
     async def interrupt(self) -> None:
-        await self._request("POST", f"/session/{self._sid()}/abort")
+        """``abort``, climbing :func:`corral._process.end_turn` when the turn does not end; the
+        cancelled turn's tool processes are reaped."""
+        sid = self._sid()
+        if self.server is None:
+            raise SessionError("the OpenCode server is not running")
+        if self.parser.turn.open:
+            # Asked to stop: however the turn now ends (an abort that times out, a killed
+            # server), it ends cancelled.
+            self.parser.turn.interrupted = True
+        await end_turn(
+            transport=self.server,
+            cancel=lambda: self._request("POST", f"/session/{sid}/abort"),
+            turn_over=lambda: not self.parser.turn.open,
+            mark=self._turn_mark,
+            cancel_wait=self.cancel_wait,
+        )
 
     async def respond_approval(
         self,

@@ -18,11 +18,12 @@ from corral.adapters._turns import TurnWatchdog
 from corral.adapters.base import BaseAdapter
 from corral.adapters.claude import ClaudeAdapter
 from corral.adapters.codex import CodexAdapter
+from corral.adapters.opencode import OpenCodeAdapter
 from corral.adapters.pi import PiAdapter
 from corral.events import Event, SessionEnded, TextComplete, TextDelta, TurnCompleted
 
 HERE = Path(__file__).parent
-FAMILIES = ("stream-json", "acp", "codex-app-server", "pi-rpc")
+FAMILIES = ("stream-json", "acp", "codex-app-server", "pi-rpc", "opencode-sse")
 FAST_CANCEL = 1.0
 
 
@@ -56,6 +57,10 @@ class FaultPi(PiAdapter):
     cancel_wait: ClassVar[float] = FAST_CANCEL
 
 
+class FaultOpenCode(OpenCodeAdapter):
+    cancel_wait: ClassVar[float] = FAST_CANCEL
+
+
 def wrapper(tmp_path: Path, script: str) -> str:
     path = tmp_path / f"run-{script}.sh"
     path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HERE / script}" "$@"\n')
@@ -75,6 +80,14 @@ def make(family: str, mode: str, tmp_path: Path) -> tuple[BaseAdapter, Path]:
         adapter = FaultCodex(cwd=str(tmp_path), binary=wrapper(tmp_path, "fake_codex.py"), env=env)
     elif family == "pi-rpc":
         adapter = FaultPi(cwd=str(tmp_path), binary=wrapper(tmp_path, "fake_pi.py"), env=env)
+    elif family == "opencode-sse":
+        adapter = FaultOpenCode(
+            cwd=str(tmp_path),
+            binary=wrapper(tmp_path, "fake_opencode.py"),
+            env=env,
+            attach_root=tmp_path / "attach",
+            ready_deadline=20.0,
+        )
     else:
         raise ValueError(family)
     return adapter, pidfile

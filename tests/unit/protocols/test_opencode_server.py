@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from corral._process._sse import SseClient, SseFramer, parse_sse_lines
+from corral._process import _sse
+from corral._process._sse import OverlongEvent, SseClient, SseFramer, parse_sse_lines
 from corral.adapters._opencode_attach import AttachRecord, find_record, remove_record, write_record
 from corral.adapters._opencode_server import OpenCodeServer, ServeLaunch, build_serve_launch
 from corral.adapters.base import Attachment
@@ -155,6 +159,56 @@ def test_sse_framing() -> None:
     framer = SseFramer()
     assert framer.feed_line("retry: 250") is None and framer.retry_ms == 250
     assert framer.feed_line("") is None  # nothing to dispatch
+
+
+async def _split(chunks: list[str], limit: int = 1 << 30) -> list[object]:
+    async def source():  # type: ignore[no-untyped-def]
+        for chunk in chunks:
+            yield chunk
+
+    return [line async for line in _sse._split_lines(source(), limit)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\r\n", max_size=40), st.lists(st.integers(0, 40), max_size=6))
+def test_sse_lines_split_the_same_however_the_stream_is_chunked(text: str, cuts: list[int]) -> None:
+    bounds = sorted({min(c, len(text)) for c in cuts})
+    chunks = [text[a:b] for a, b in zip([0, *bounds], [*bounds, len(text)], strict=True)]
+    want = re.split(r"\r\n|\r|\n", text)
+    if want[-1] == "":
+        want.pop()
+    assert asyncio.run(_split(chunks)) == want
+
+
+def test_an_overlong_sse_line_is_skipped_without_holding_it() -> None:
+    chunks = ["data: ok\n", "data: " + "x" * 50, "x" * 50, "x\ndata: after\n"]
+    got = asyncio.run(_split(chunks, limit=64))
+    assert got == ["data: ok", _sse._Overlong(107), "data: after"]
+
+
+async def test_sse_client_drops_an_overlong_event_reports_it_and_keeps_the_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_sse, "MAX_EVENT_BYTES", 100)
+    body = b"data: " + b"y" * 500 + b"\ndata: rest of it\n\n"  # one line over the limit
+    body += (b"data: " + b"z" * 60 + b"\n") * 2 + b"\n"  # lines under it, adding up past it
+    body += b"data: next\n\n"
+    errors: list[BaseException] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        sse = SseClient(client, "http://t/event", retry=0.01, on_error=errors.append)
+        got = []
+        async for msg in sse:
+            got.append(msg.data)
+            if msg.data == "next":
+                sse.close()
+    assert got == ["next"]  # the huge event and the one adding up past the limit were dropped
+    assert [type(e) for e in errors] == [OverlongEvent, OverlongEvent]
+    sizes = [e.size for e in errors if isinstance(e, OverlongEvent)]
+    assert sizes == [506, 120]
 
 
 async def test_sse_client_reconnects_with_last_event_id() -> None:
