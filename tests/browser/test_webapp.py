@@ -43,10 +43,15 @@ def open_home(context: Any, service: LiveService) -> Page:
     return page
 
 
-def start_session(page: Page, adapter_id: str, project: Path | None) -> str:
-    """Start a session from the new-session form; returns its id."""
+def start_session(
+    page: Page, adapter_id: str, project: Path | None, *, intent: str | None = None
+) -> str:
+    """Start a session from the new-session form (``intent``: an option value, ``""`` for
+    "Approve each action"); returns its id."""
     expect(page.locator(f"#new-adapter option[value='{adapter_id}']")).to_have_count(1)
     page.select_option("#new-adapter", adapter_id)
+    if intent is not None:
+        page.select_option("#new-intent", intent)
     if project is not None:
         page.fill("#new-cwd", str(project))
     page.click("button:text('Start session')")
@@ -125,7 +130,9 @@ def test_approve_and_deny_action_cards(
     require_agent("claude")
     require_agent("codex")
     page = open_home(context, service)
-    start_session(page, "demo.claude-code", project)
+    # Under the work intent Claude Code edits without asking; cards are for the agent's own
+    # approvals, which "Approve each action" (no intent) keeps.
+    start_session(page, "demo.claude-code", project, intent="")
     target = project / "hello.txt"
 
     send(page, "please write a file")

@@ -9,6 +9,7 @@ export const INTENTS = [
   ["act-pr", "Act (PR)", "work, then commit, push and open a pull request"],
   ["full", "Full access", "no restrictions"],
   ["ask", "Ask (read-only)", "strictly read-only"],
+  ["", "Approve each action", "no intent: the agent asks before each edit or command it would run, and you decide every time"],
 ];
 const DEFAULT_INTENTS = ["work", "review", "act-pr"];
 const ATTENTION_WORDS = {
@@ -116,7 +117,10 @@ export class HomeView {
       const a = this.adapters.find((x) => x.id === select.value);
       const allowed = a?.enforceable_intents ?? DEFAULT_INTENTS;
       clear(intent);
-      for (const [value, label] of INTENTS) if (allowed.includes(value)) intent.append(h("option", { value }, label));
+      // "Approve each action" (no intent) enforces nothing itself, so every adapter offers it.
+      for (const [value, label] of INTENTS) {
+        if (value === "" || allowed.includes(value)) intent.append(h("option", { value }, label));
+      }
       const describe = () => {
         const row = INTENTS.find(([v]) => v === intent.value);
         const limit = a?.enforceable_intents
@@ -172,7 +176,8 @@ export class HomeView {
         onsubmit: async (e) => {
           e.preventDefault();
           error.textContent = "";
-          const body = { adapter_id: select.value, intent: intent.value };
+          const body = { adapter_id: select.value };
+          if (intent.value) body.intent = intent.value;
           if (cwd.value.trim()) body.cwd = cwd.value.trim();
           if (model.value.trim()) body.model = model.value.trim();
           if (effort.value) body.effort = effort.value;
