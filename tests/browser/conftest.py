@@ -155,8 +155,11 @@ def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LiveSer
         live.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    # Package scope, not session: Playwright's sync API keeps an event loop marked running in this
+    # thread while it is open, and every async test collected after tests/browser would then fail
+    # with "Cannot run the event loop while another loop is running".
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: run scripts/setup_browser.sh"
         if os.environ.get("CI") == "true":
