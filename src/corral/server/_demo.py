@@ -16,6 +16,7 @@ resumable across restarts (the isolated home is stable; the server gets a new po
 
 from __future__ import annotations
 
+import inspect
 import threading
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,8 @@ class DemoProvider:
                 kwargs["binary"] = str(binary)
             cls.__init__(self, **kwargs)
 
+        # The wrapper takes what the real class takes: construct() and accepts() read this.
+        __init__.__signature__ = inspect.signature(cls.__init__)  # type: ignore[attr-defined]
         demo = type(
             f"Demo{cls.__name__}",
             (cls,),
