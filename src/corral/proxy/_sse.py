@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from .._process._decode import loads as _shared_loads
+
 MAX_LINE = 8 * 1024 * 1024
 
 
@@ -75,11 +77,11 @@ def dumps(value: Any) -> str:
 
 
 def loads(data: bytes | str) -> Any:
-    """JSON from bytes or text (msgspec, with the stdlib for what it refuses: lone surrogates)."""
-    try:
-        return _decode(data)
-    except msgspec.DecodeError:
-        return json.loads(data)
+    """JSON from bytes or text; raises only ``ValueError`` (:class:`corral._process.BadJson`).
+
+    The one decoder every driver uses: lone surrogates and invalid UTF-8 are read, and nesting past
+    its depth limit is refused instead of raising ``RecursionError`` past the proxy's handlers."""
+    return _shared_loads(data)
 
 
 def loads_object(data: bytes | str) -> dict[str, Any] | None:
