@@ -50,6 +50,7 @@ import msgspec
 from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
+from ._handoff import HandoffHooks
 from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchOptions
 from ._turns import check_prompt
 from ._usage import UsageTotals
@@ -112,7 +113,7 @@ class DetectedAgent(msgspec.Struct, frozen=True, kw_only=True):
     version: str | None = None
 
 
-class BaseAdapter:
+class BaseAdapter(HandoffHooks):
     """Base class of every adapter; see the module docstring for the contract."""
 
     # ── identity (required) ──
