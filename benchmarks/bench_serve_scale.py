@@ -112,7 +112,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="corral-scale-") as tmp:
         project = Path(tmp) / "project"
         project.mkdir()
-        config = {"chunks": args.chunks, "chunk_delay": args.chunk_delay, "ack_mode": "hook"}
+        # Each reply is long enough to really stream ``--chunks`` deltas of ~10 characters (an
+        # "echo: pN" reply would cap a turn at a handful of events and measure prompts, not events).
+        reply = ("lorem ipsum " * args.chunks)[: 10 * args.chunks]
+        config = {
+            "chunks": args.chunks,
+            "chunk_delay": args.chunk_delay,
+            "ack_mode": "hook",
+            "replies": [reply] * args.prompts,
+        }
         env = {
             **os.environ,
             "CORRAL_HOME": str(Path(tmp) / "home"),

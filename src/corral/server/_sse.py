@@ -21,6 +21,8 @@ from ..events import Envelope, encode
 from ..sessions import SessionManager
 
 KEEPALIVE = 15.0
+COALESCE = 256
+"""Envelopes already waiting are sent as one write, up to this many (fewer sends under load)."""
 
 
 def format_event(envelope: Envelope) -> bytes:
@@ -63,14 +65,24 @@ async def _frames(subscription: AsyncIterator[Envelope]) -> AsyncIterator[bytes]
     try:
         yield b": corral event stream\n\n"
         while True:
-            try:
-                item = await asyncio.wait_for(inbox.get(), KEEPALIVE)
-            except TimeoutError:
-                yield b": keepalive\n\n"
-                continue
+            if not inbox.empty():
+                item = inbox.get_nowait()
+            else:
+                try:
+                    item = await asyncio.wait_for(inbox.get(), KEEPALIVE)
+                except TimeoutError:
+                    yield b": keepalive\n\n"
+                    continue
             if item is None:
                 return
-            yield format_event(item)
+            frames = [format_event(item)]
+            while len(frames) < COALESCE and not inbox.empty():
+                more = inbox.get_nowait()
+                if more is None:
+                    yield b"".join(frames)
+                    return
+                frames.append(format_event(more))
+            yield b"".join(frames)
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

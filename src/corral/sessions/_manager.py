@@ -6,7 +6,8 @@ it runs :meth:`recover`, leaving it stops every live adapter (their sessions bec
 ``disconnected``, resumable later).
 
 Every event is stored as an :class:`~corral.events.Envelope` with a per-session monotonic ``seq``
-before observers see it. One process writes a session at a time (one writer, many observers): the
+before observers see it (events of one loop iteration share one transaction: group commit, see
+:mod:`corral.sessions._store`). One process writes a session at a time (one writer, many observers): the
 writer holds the session's OS lock (:mod:`corral.sessions._ownership`) for as long as it runs the
 session, so a crashed owner whose pid was reused is still recognised as gone;
 :meth:`SessionManager.take_over` is the explicit path for a session whose owner cannot be proven
@@ -82,7 +83,7 @@ class SessionManager:
         # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
         self._queue_conn = _db.connect(db_path, synchronous="FULL")
         self._store_conn = _db.connect(db_path, synchronous="NORMAL")
-        self.store = SessionStore(self._store_conn)
+        self.store = SessionStore(self._store_conn, on_stored=self._stored)
         self.queue = PromptQueue(self._queue_conn, limit=queue_limit)
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
@@ -113,6 +114,7 @@ class SessionManager:
             self._set_state(sid, SessionState.DISCONNECTED)
             self.locks.release(sid)
         self.locks.release_all()
+        self.store.flush()
         self.hub.close()
         self._queue_conn.close()
         self._store_conn.close()
@@ -140,12 +142,14 @@ class SessionManager:
             seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
             self._sequencers[session_id] = seq
         envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
-        try:
-            self.store.append_events([envelope])
-        except sqlite3.Error:
-            self.history_write_failures += 1
-        self.hub.publish(envelope)
+        self.store.append_soon(envelope)  # published by _stored, after its group commit
         return envelope
+
+    def _stored(self, batch: list[Envelope], stored: bool) -> None:
+        if not stored:
+            self.history_write_failures += len(batch)
+        for envelope in batch:
+            self.hub.publish(envelope)
 
     def _emit_prompt(self, prompt: PromptRecord) -> None:
         self.emit(

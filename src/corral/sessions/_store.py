@@ -1,10 +1,18 @@
-"""Durable session records, their event transcripts (envelopes by seq), drafts and view state."""
+"""Durable session records, their event transcripts (envelopes by seq), drafts and view state.
+
+Group commit: :meth:`SessionStore.append_soon` queues an envelope and stores every envelope queued
+in the same event-loop iteration in one transaction (a batch is also written at once when it
+reaches ``MAX_BATCH``), then hands the batch to ``on_stored``: observers are told only after the
+commit, so what an observer saw is always in the transcript. Every read flushes the pending batch
+first, so a read never misses an appended event.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -24,12 +32,21 @@ from ._models import (
 _attachments = msgspec.json.Decoder(tuple[Attachment, ...])
 _json = msgspec.json.Encoder()
 
+MAX_BATCH = 1024
+"""Envelopes written in one transaction at most; a full batch is written without waiting."""
+
+#: Called with each batch after its transaction, and whether the write succeeded.
+OnStored = Callable[[list[Envelope], bool], None]
+
 
 class SessionStore:
     """Sessions, events and view state in one SQLite connection (see :mod:`corral._db`)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, on_stored: OnStored | None = None) -> None:
         self.conn = conn
+        self.on_stored = on_stored
+        self._pending: list[Envelope] = []
+        self._scheduled = False
 
     # ── sessions ──
     def create(self, spec: SessionSpec, *, session_id: str | None = None) -> SessionRecord:
@@ -58,6 +75,7 @@ class SessionStore:
         return self.get(sid)
 
     def get(self, session_id: str) -> SessionRecord:
+        self.flush()
         row = self.conn.execute(
             "SELECT s.*, (SELECT COALESCE(MAX(seq), 0) FROM events e WHERE e.session_id = s.id)"
             " AS last_seq FROM sessions s WHERE s.id = ?",
@@ -68,6 +86,7 @@ class SessionStore:
         return _session(row)
 
     def all(self) -> list[SessionRecord]:
+        self.flush()
         rows = self.conn.execute(
             "SELECT s.*, (SELECT COALESCE(MAX(seq), 0) FROM events e WHERE e.session_id = s.id)"
             " AS last_seq FROM sessions s ORDER BY s.created_at, s.id"
@@ -109,6 +128,36 @@ class SessionStore:
             )
 
     # ── events ──
+    def append_soon(self, envelope: Envelope) -> None:
+        """Queue ``envelope`` for the next group commit (see the module docstring)."""
+        self._pending.append(envelope)
+        if len(self._pending) >= MAX_BATCH:
+            self.flush()
+            return
+        if self._scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop: nothing to batch with
+            self.flush()
+            return
+        self._scheduled = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Store the pending envelopes in one transaction, then report them to ``on_stored``."""
+        self._scheduled = False
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        try:
+            self.append_events(batch)
+            stored = True
+        except sqlite3.Error:
+            stored = False
+        if self.on_stored is not None:
+            self.on_stored(batch, stored)
+
     def append_events(self, envelopes: Iterable[Envelope]) -> None:
         rows = [
             (
@@ -131,6 +180,7 @@ class SessionStore:
     def events(
         self, session_id: str, *, after: int = 0, limit: int | None = None
     ) -> list[Envelope]:
+        self.flush()
         rows = self.conn.execute(
             "SELECT envelope FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
             (session_id, after, -1 if limit is None else limit),
@@ -138,6 +188,7 @@ class SessionStore:
         return [decode_envelope(r["envelope"]) for r in rows]
 
     def last_seq(self, session_id: str) -> int:
+        self.flush()
         row = self.conn.execute(
             "SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE session_id = ?", (session_id,)
         ).fetchone()

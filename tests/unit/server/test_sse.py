@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from corral.events import Envelope
 from corral.server._sse import format_event
 
 from .conftest import api_client, live_server, make_app
@@ -92,3 +94,21 @@ def test_format_event_has_id_type_and_envelope() -> None:
     frame = format_event(env).decode()
     assert frame.startswith("id: 7\nevent: text.delta\ndata: {")
     assert frame.endswith("\n\n")
+
+
+async def test_waiting_envelopes_go_out_as_one_write() -> None:
+    from corral.events import Sequencer, TextDelta
+    from corral.server._sse import _frames
+
+    seq = Sequencer("s", "t")
+    envs = [seq.wrap(TextDelta(text=str(i))) for i in range(5)]
+
+    async def burst() -> AsyncIterator[Envelope]:
+        for env in envs:
+            yield env
+
+    chunks = [chunk async for chunk in _frames(burst())]
+    assert chunks[0].startswith(b":")
+    body = b"".join(chunks[1:])
+    assert body == b"".join(format_event(e) for e in envs)  # every frame, in order
+    assert len(chunks) < 1 + len(envs)  # and fewer writes than frames
