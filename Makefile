@@ -36,14 +36,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Test files run in parallel on WORKERS processes (pytest-xdist; a file's tests stay together, so
+# a module's fixtures are set up once). WORKERS=0 runs everything in this process.
+WORKERS ?= 2
+XDIST = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
+
 unit: $(STAMP) browser
-	$(BIN)/python scripts/run_pytest.py tests -m "not realcli"
+	$(BIN)/python scripts/run_pytest.py tests -m "not realcli" $(XDIST)
 
 realcli: $(STAMP) agents browser
-	$(BIN)/python scripts/run_pytest.py tests -m realcli
+	$(BIN)/python scripts/run_pytest.py tests -m realcli $(XDIST)
 
 test: $(STAMP) lint typecheck agents browser
-	$(BIN)/python scripts/run_pytest.py tests
+	$(BIN)/python scripts/run_pytest.py tests $(XDIST)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
