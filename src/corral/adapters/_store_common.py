@@ -183,3 +183,17 @@ def as_str(value: object) -> str | None:
 def jsonl_records(path: Path, budget: int = 256 << 20) -> Iterator[dict[str, Any]]:
     """Every JSON object of a JSON-lines transcript (at most ``budget`` bytes are read)."""
     return records(head_lines(path, budget))
+
+
+def same_dir(a: str | None, b: str) -> bool:
+    """Whether two directory names are the same directory (symbolic links resolved)."""
+    return a is not None and os.path.realpath(a) == os.path.realpath(b)
+
+
+def safe_sid(sid: str) -> bool:
+    """A session id that can be part of a file name without leaving its directory."""
+    return bool(sid) and "/" not in sid and "\\" not in sid and not sid.startswith(".")
+
+
+def newest_first(stats: Iterator[FileStat]) -> list[FileStat]:
+    return sorted(stats, key=lambda s: s.mtime, reverse=True)

@@ -11,10 +11,12 @@ and exec): they share the store, and :func:`store_hooks` wires the same reader i
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
+
+import msgspec
 
 from ._handoff import ExternalSession, HandoffHooks, TranscriptMirror
 
@@ -23,6 +25,10 @@ STORE_MODULES: dict[str, str] = {
     "claude-code": "_store_claude",
     "codex": "_store_codex",
     "codex-exec": "_store_codex",
+    "gemini": "_store_gemini",
+    "qwen": "_store_qwen",
+    "qwen-acp": "_store_qwen",
+    "pi": "_store_pi",
 }
 
 #: Store module → the adapter id its sessions are listed under.
@@ -51,6 +57,31 @@ def primary_stores() -> list[tuple[str, ModuleType]]:
     return [(agent, store_module(name)) for name, agent in PRIMARY.items()]
 
 
+def merge(entries: Iterable[ExternalSession]) -> list[ExternalSession]:
+    """One entry per (agent, session id), newest first.
+
+    A session may span files (Gemini CLI starts a stub log on every resume and keeps writing
+    the old one): the entry kept is the one with a title, else the biggest file, with the
+    newest mtime of them all.
+    """
+    groups: dict[tuple[str, str], list[ExternalSession]] = {}
+    for entry in entries:
+        groups.setdefault((entry.agent_id, entry.sid), []).append(entry)
+    merged = []
+    for group in groups.values():
+        best = max(group, key=lambda e: (e.title is not None, e.size, e.mtime))
+        newest = max(e.mtime for e in group)
+        merged.append(best if best.mtime == newest else msgspec.structs.replace(best, mtime=newest))
+    return sorted(merged, key=lambda e: e.mtime, reverse=True)
+
+
+def scan(
+    module: ModuleType, env: Mapping[str, str] | None = None, since: float | None = None
+) -> list[ExternalSession]:
+    """The sessions of one store, merged (see :func:`merge`)."""
+    return merge(module.scan(env, since))
+
+
 _A = TypeVar("_A", bound=type[HandoffHooks])
 
 
@@ -58,13 +89,15 @@ def store_hooks(name: str) -> Callable[[_A], _A]:
     """Class decorator: answer ``scan_external_sessions``, ``latest_sid_for_cwd`` and
     ``make_transcript_mirror`` from the store module ``name``."""
 
-    def scan(
+    def scan_hook(
         cls: type, *, env: Mapping[str, str] | None = None, since: float | None = None
     ) -> Iterator[ExternalSession]:
         module = store_module(name)
         agent = str(getattr(cls, "agent_id", module.AGENT))
-        for entry in module.scan(env, since):
-            yield entry if entry.agent_id == agent else _as(entry, agent)
+        for entry in scan(module, env, since):
+            yield (
+                entry if entry.agent_id == agent else msgspec.structs.replace(entry, agent_id=agent)
+            )
 
     def latest(cls: type, cwd: str, *, env: Mapping[str, str] | None = None) -> str | None:
         result: str | None = store_module(name).latest_sid_for_cwd(cwd, env)
@@ -78,7 +111,7 @@ def store_hooks(name: str) -> Callable[[_A], _A]:
 
     def decorate(cls: _A) -> _A:
         hooks: dict[str, Any] = {
-            "scan_external_sessions": classmethod(scan),
+            "scan_external_sessions": classmethod(scan_hook),
             "latest_sid_for_cwd": classmethod(latest),
             "make_transcript_mirror": classmethod(mirror),
         }
@@ -87,9 +120,3 @@ def store_hooks(name: str) -> Callable[[_A], _A]:
         return cls
 
     return decorate
-
-
-def _as(entry: ExternalSession, agent: str) -> ExternalSession:
-    import msgspec
-
-    return msgspec.structs.replace(entry, agent_id=agent)

@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from corral.adapters._store_tail import JsonlTail
+from corral.adapters._stores import scan
 from corral.events import Event, TextComplete, TurnCompleted
 
 from ._recorded import Recorded, parse_all, recorded
 
-JSONL_CLIS = ["claude", "codex"]
+JSONL_CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
 
 
 @pytest.fixture(params=JSONL_CLIS)
@@ -41,7 +42,7 @@ async def take(events: AsyncIterator[Event], n: int, timeout: float = 10.0) -> l
 
 
 def _setup(rec: Recorded) -> tuple[Path, bytes, list[Any], Any]:
-    (entry,) = rec.module.scan(rec.env)
+    (entry,) = scan(rec.module, rec.env)
     path = Path(entry.path)
     data = path.read_bytes()
     expected = parse_all(rec.module, path)
@@ -84,7 +85,9 @@ async def test_mirror_replays_then_follows_appends_split_mid_line(rec: Recorded)
 
 async def test_mirror_waits_for_a_transcript_that_does_not_exist_yet(rec: Recorded) -> None:
     path, data, expected, mirror = _setup(rec)
-    path.unlink()
+    for other in path.parent.iterdir():  # this session's files (Gemini keeps a resume stub)
+        if other.is_file():
+            other.unlink()
     events = mirror.events()
     try:
         task = asyncio.ensure_future(take(events, len(expected)))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.adapters._stores import store_for
+from corral.adapters._stores import scan, store_for
 from corral.events import (
     StatusChanged,
     TextComplete,
@@ -26,7 +26,7 @@ from corral.registry import Registry
 
 from ._recorded import Recorded, parse_all, recorded
 
-CLIS = ["claude", "codex"]
+CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
 SECOND = "Second answer from the scripted model."
 
 
@@ -36,7 +36,7 @@ def rec(request: pytest.FixtureRequest, tmp_path: Path) -> Recorded:
 
 
 def test_scan_lists_the_recorded_session_from_headers(rec: Recorded) -> None:
-    found = list(rec.module.scan(rec.env))
+    found = scan(rec.module, rec.env)
     assert len(found) == 1
     entry = found[0]
     assert entry.agent_id == rec.agent
@@ -49,9 +49,9 @@ def test_scan_lists_the_recorded_session_from_headers(rec: Recorded) -> None:
 
 
 def test_scan_since_skips_unchanged_files(rec: Recorded) -> None:
-    (entry,) = rec.module.scan(rec.env)
-    assert list(rec.module.scan(rec.env, since=entry.mtime)) == []
-    assert len(list(rec.module.scan(rec.env, since=entry.mtime - 1))) == 1
+    (entry,) = scan(rec.module, rec.env)
+    assert scan(rec.module, rec.env, since=entry.mtime) == []
+    assert len(scan(rec.module, rec.env, since=entry.mtime - 1)) == 1
 
 
 def test_other_directory_and_unknown_sid_resolve_to_nothing(rec: Recorded, tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_other_directory_and_unknown_sid_resolve_to_nothing(rec: Recorded, tmp_p
 
 def test_an_empty_home_has_no_sessions(rec: Recorded, tmp_path: Path) -> None:
     empty = {k: v.replace(str(rec.home), str(tmp_path / "void")) for k, v in rec.env.items()}
-    assert list(rec.module.scan(empty)) == []
+    assert scan(rec.module, empty) == []
     assert rec.module.latest_sid_for_cwd(rec.cwd, empty) is None
 
 
@@ -74,7 +74,7 @@ def test_the_adapter_hooks_answer_from_the_store(rec: Recorded) -> None:
 
 
 def test_transcript_parses_into_the_two_turns(rec: Recorded) -> None:
-    (entry,) = rec.module.scan(rec.env)
+    (entry,) = scan(rec.module, rec.env)
     events = parse_all(rec.module, entry.path)
     prompts = [e.raw["text"] for e in events if isinstance(e, StatusChanged)]
     assert prompts == rec.meta["prompts"]
@@ -100,3 +100,17 @@ def test_transcript_parses_into_the_two_turns(rec: Recorded) -> None:
 def test_every_recorded_adapter_has_a_store(rec: Recorded) -> None:
     assert store_for(rec.meta["adapter"]) is rec.module
     assert rec.meta["exit_codes"] == [0, 0]
+
+
+def test_a_gemini_resume_stub_does_not_make_a_second_session(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 starts a new log (header and context only) on --resume in another minute
+    and keeps writing the old one: one session, listed from the log that has the conversation."""
+    rec = recorded("gemini", tmp_path)
+    per_file = list(rec.module.scan(rec.env))
+    (entry,) = scan(rec.module, rec.env)
+    if len(per_file) == 2:  # the recording straddled a minute (it did when it was made)
+        assert {e.sid for e in per_file} == {entry.sid}
+        assert entry.title is not None
+        assert entry.size == max(e.size for e in per_file)
+        assert entry.mtime == max(e.mtime for e in per_file)
+    assert rec.module.transcript_path(rec.cwd, entry.sid, rec.env) == Path(entry.path)

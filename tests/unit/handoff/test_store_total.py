@@ -15,11 +15,12 @@ import msgspec
 import pytest
 
 from corral.adapters._store_common import FileStat
+from corral.adapters._stores import scan
 from corral.events import encode
 
 from ._recorded import Recorded, recorded
 
-CLIS = ["claude", "codex"]
+CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
 HOSTILE: list[Any] = [None, 0, -1, 1.5, True, "", "\ud800x", [], [None, 1, "x"], {}, {"type": 3}]
 
 
@@ -56,7 +57,7 @@ def _variants(record: dict[str, Any]) -> list[Any]:
 
 
 def test_parser_survives_every_mutated_record(rec: Recorded) -> None:
-    (entry,) = rec.module.scan(rec.env)
+    (entry,) = scan(rec.module, rec.env)
     records = list(rec.module.records_of(Path(entry.path)))
     assert records
     fed = 0
@@ -84,7 +85,7 @@ def test_parser_survives_every_mutated_record(rec: Recorded) -> None:
 def test_header_of_a_hostile_file_never_raises(
     rec: Recorded, tmp_path: Path, content: bytes
 ) -> None:
-    (entry,) = rec.module.scan(rec.env)
+    (entry,) = scan(rec.module, rec.env)
     path = Path(entry.path)
     path.write_bytes(content)
     st = path.stat()
@@ -96,10 +97,10 @@ def test_header_of_a_hostile_file_never_raises(
 
 def test_header_reads_only_the_head(rec: Recorded) -> None:
     """A transcript with a huge body lists the same as the recorded one (the tail is not read)."""
-    (entry,) = rec.module.scan(rec.env)
+    (entry,) = scan(rec.module, rec.env)
     path = Path(entry.path)
     with path.open("ab") as handle:
         handle.write(b"\xff garbage that is never read\n" * 200_000)
-    (again,) = rec.module.scan(rec.env)
+    (again,) = scan(rec.module, rec.env)
     assert (again.sid, again.cwd, again.title) == (entry.sid, entry.cwd, entry.title)
     assert again.size > 5_000_000
