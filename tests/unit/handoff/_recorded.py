@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +44,10 @@ def recorded(cli: str, tmp_path: Path) -> Recorded:
     meta = json.loads(meta_file.read_text(encoding="utf-8"))
     home = tmp_path / "home"
     shutil.copytree(meta_file.parent / "store", home)
+    for dump in home.rglob("*.db.sql"):  # a recorded database, kept as SQL text
+        with sqlite3.connect(dump.with_suffix("")) as conn:
+            conn.executescript(dump.read_text(encoding="utf-8"))
+        dump.unlink()
     old = str(meta["home"])
     env = {k: v.replace(old, str(home)) for k, v in meta["env"].items()}
     module = store_for(meta["adapter"])

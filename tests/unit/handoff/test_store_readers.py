@@ -26,7 +26,7 @@ from corral.registry import Registry
 
 from ._recorded import Recorded, parse_all, recorded
 
-CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
+CLIS = ["claude", "codex", "gemini", "qwen", "pi", "opencode", "hermes"]
 SECOND = "Second answer from the scripted model."
 
 
@@ -35,13 +35,20 @@ def rec(request: pytest.FixtureRequest, tmp_path: Path) -> Recorded:
     return recorded(request.param, tmp_path)
 
 
+def _unquoted(rec: Recorded, text: str | None) -> str | None:
+    """`opencode run` joins its arguments, quoting those with spaces: the prompt it stored."""
+    if rec.agent == "opencode" and text is not None:
+        return text.removeprefix('"').removesuffix('"')
+    return text
+
+
 def test_scan_lists_the_recorded_session_from_headers(rec: Recorded) -> None:
     found = scan(rec.module, rec.env)
     assert len(found) == 1
     entry = found[0]
     assert entry.agent_id == rec.agent
     assert entry.cwd == rec.cwd
-    assert entry.title == rec.meta["prompts"][0]
+    assert _unquoted(rec, entry.title) == rec.meta["prompts"][0]
     assert entry.problem is None
     assert Path(entry.path).is_file() and entry.size == Path(entry.path).stat().st_size
     assert rec.module.latest_sid_for_cwd(rec.cwd, rec.env) == entry.sid
@@ -77,7 +84,7 @@ def test_transcript_parses_into_the_two_turns(rec: Recorded) -> None:
     (entry,) = scan(rec.module, rec.env)
     events = parse_all(rec.module, entry.path)
     prompts = [e.raw["text"] for e in events if isinstance(e, StatusChanged)]
-    assert prompts == rec.meta["prompts"]
+    assert [_unquoted(rec, p) for p in prompts] == rec.meta["prompts"]
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert len(started) == 1
     call = started[0]
