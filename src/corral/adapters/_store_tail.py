@@ -252,7 +252,7 @@ class PollTail(_Tail):
     def _poll(self) -> list[Event]:
         try:
             batch = self._fetch()
-        except Exception:  # noqa: BLE001 - a locked or half-written database: try again later
+        except Exception:  # a locked or half-written database: try again later
             return []
         out: list[Event] = []
         for record in batch:

@@ -40,6 +40,16 @@ def _rows(path: Path, table: str) -> tuple[str, list[str], list[tuple[Any, ...]]
         return schema, columns, cursor.fetchall()
 
 
+def _emptied(path: Path, names: tuple[str, ...]) -> dict[str, tuple[str, list[str], list[Any]]]:
+    """The recorded rows of ``names``; the database is left with their schema and no rows."""
+    tables = {t: _rows(path, t) for t in names}
+    path.unlink()
+    with sqlite3.connect(path) as conn:
+        for schema, _, _ in tables.values():
+            conn.execute(schema)
+    return tables
+
+
 def _insert(path: Path, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
     marks = ",".join("?" * len(columns))
     with sqlite3.connect(path) as conn:
@@ -50,11 +60,7 @@ async def test_mirror_follows_rows_as_they_are_written(rec: Recorded) -> None:
     (entry,) = scan(rec.module, rec.env)
     path = Path(entry.path)
     expected = parse_all(rec.module, path)
-    tables = {t: _rows(path, t) for t in DB_CLIS[rec.agent.removesuffix("-acp")]}
-    path.unlink()
-    with sqlite3.connect(path) as conn:
-        for schema, _, _ in tables.values():
-            conn.execute(schema)
+    tables = _emptied(path, DB_CLIS[rec.agent])
     mirror = rec.module.mirror(rec.cwd, entry.sid, rec.env)
     assert isinstance(mirror, PollTail)
     mirror.interval, mirror.max_interval = 0.01, 0.05
