@@ -13,17 +13,32 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
 import msgspec
 
 from .._db import to_db_time, transaction, utcnow
 from ..adapters._handoff import ExternalSession
+from ..adapters._store_common import FileStat
 from ..adapters._stores import STORE_MODULES, headers, merge, primary_stores
 from ..errors import ConfigError
 
+READERS = 16
+"""Threads reading headers of changed files at once."""
+PARALLEL_FROM = 64
+"""Fewer changed files than this are read in the calling thread."""
+
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(list[ExternalSession]).decode
+_decode_all = msgspec.json.Decoder(list[list[ExternalSession]]).decode
+
+
+def _lenient(blob: str) -> list[ExternalSession]:
+    try:
+        return _decode(blob)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return []
 
 
 class IndexStats(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,6 +67,15 @@ def store_ids(agent: str | None) -> list[str]:
         )
     module = STORE_MODULES[agent]
     return [a for a, m in primary_stores() if m.__name__.endswith(module)]
+
+
+def _read_headers(module: ModuleType, stale: list[FileStat]) -> list[list[ExternalSession]]:
+    """The headers of ``stale``, read by :data:`READERS` threads when there are many: a cold
+    header read waits on the disk, and the waits overlap (the reads release the GIL)."""
+    if len(stale) < PARALLEL_FROM:
+        return [headers(module, stat) for stat in stale]
+    with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="corral-index") as pool:
+        return list(pool.map(lambda stat: headers(module, stat), stale))
 
 
 def _under(path: str, roots: list[str]) -> bool:
@@ -92,16 +116,16 @@ class ExternalIndex:
             if _under(row[0], roots)
         }
         seen: set[str] = set()
-        changed: list[tuple[str, str, float, int, str, str]] = []
-        now = to_db_time(utcnow())
+        stale: list[FileStat] = []
         for stat in module.files(env):
             seen.add(stat.path)
-            if known.get(stat.path) == (stat.mtime, stat.size):
-                continue
-            entries = headers(module, stat)
-            changed.append(
-                (stat.path, store, stat.mtime, stat.size, _encode(entries).decode(), now)
-            )
+            if known.get(stat.path) != (stat.mtime, stat.size):
+                stale.append(stat)
+        now = to_db_time(utcnow())
+        changed = [
+            (stat.path, store, stat.mtime, stat.size, _encode(entries).decode(), now)
+            for stat, entries in zip(stale, _read_headers(module, stale), strict=True)
+        ]
         gone = [p for p in known if p not in seen]
         if changed or gone:
             with transaction(self.conn):
@@ -132,13 +156,17 @@ class ExternalIndex:
         entries: list[ExternalSession] = []
         marks = ",".join("?" * len(stores))
         query = f"SELECT path, store, sessions FROM external_files WHERE store IN ({marks})"
-        for path, store, blob in self.conn.execute(query, stores):
-            if env is not None and not _under(path, roots.get(store, [])):
-                continue
-            try:
-                entries.extend(_decode(blob))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
+        blobs = [
+            blob
+            for path, store, blob in self.conn.execute(query, stores)
+            if env is None or _under(path, roots.get(store, []))
+        ]
+        try:  # one decode for all rows (each row is a JSON array of entries)
+            groups = _decode_all(b"[" + b",".join(b.encode() for b in blobs) + b"]")
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            groups = [_lenient(b) for b in blobs]  # a damaged row costs only itself
+        for group in groups:
+            entries.extend(group)
         if cwd is not None:
             entries = [e for e in entries if _same_cwd(e.cwd, cwd)]
         return merge(entries)
