@@ -133,9 +133,18 @@ def head_lines(path: str | Path, budget: int = HEAD_BUDGET) -> Iterator[bytes]:
         handle.close()
 
 
-def records(lines: Iterator[bytes]) -> Iterator[dict[str, Any]]:
-    """The JSON objects among ``lines``; anything else is skipped."""
+def records(
+    lines: Iterator[bytes], *, worth: tuple[bytes, ...] = ()
+) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines``; anything else is skipped.
+
+    With ``worth``, only lines containing one of those byte strings are decoded: a header reader
+    passes strings every line it needs must contain (a key or a value), so skipping the others
+    (long context records) changes nothing but the time spent.
+    """
     for line in lines:
+        if worth and not any(w in line for w in worth):
+            continue
         try:
             value = loads(line)
         except BadJson:

@@ -123,7 +123,8 @@ def header(stat: FileStat) -> ExternalSession | None:
     sid: str | None = None
     title: str | None = None
     kind: object = "main"
-    for record in common.records(common.head_lines(stat.path, HEAD_BUDGET)):
+    lines = common.head_lines(stat.path, HEAD_BUDGET)
+    for record in common.records(lines, worth=(b"sessionId", b'"user"')):
         if sid is None and "sessionId" in record and "type" not in record:
             sid, kind = common.as_str(record.get("sessionId")), record.get("kind", "main")
         elif "type" in record and "id" in record:

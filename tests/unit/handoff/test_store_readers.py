@@ -27,6 +27,15 @@ from corral.registry import Registry
 from ._recorded import Recorded, parse_all, recorded
 
 CLIS = ["claude", "codex", "gemini", "qwen", "pi", "opencode", "hermes"]
+FIXTURES_USED = [
+    "claude/2.1.197/store",
+    "codex/0.171.0/store",
+    "gemini/0.61.0/store",
+    "qwen/0.15.10/store",
+    "pi/0.73.1/store",
+    "opencode/1.18.33/store",
+    "hermes/0.19.0/store",
+]
 SECOND = "Second answer from the scripted model."
 
 
