@@ -133,9 +133,7 @@ def head_lines(path: str | Path, budget: int = HEAD_BUDGET) -> Iterator[bytes]:
         handle.close()
 
 
-def records(
-    lines: Iterator[bytes], *, worth: tuple[bytes, ...] = ()
-) -> Iterator[dict[str, Any]]:
+def records(lines: Iterator[bytes], *, worth: tuple[bytes, ...] = ()) -> Iterator[dict[str, Any]]:
     """The JSON objects among ``lines``; anything else is skipped.
 
     With ``worth``, only lines containing one of those byte strings are decoded: a header reader
