@@ -8,6 +8,7 @@ the head of its directory, and parse the transcript into the same event story.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -120,13 +121,25 @@ def test_every_recorded_adapter_has_a_store(rec: Recorded) -> None:
 
 def test_a_gemini_resume_stub_does_not_make_a_second_session(tmp_path: Path) -> None:
     """Gemini CLI 0.61 starts a new log (header and context only) on --resume in another minute
-    and keeps writing the old one: one session, listed from the log that has the conversation."""
+    and keeps writing the old one: one session, listed from the log that has the conversation.
+
+    The stub is the recorded log's own first two lines under the next minute's name, which is
+    what the CLI wrote when the recording's two turns straddled a minute."""
     rec = recorded("gemini", tmp_path)
-    per_file = list(rec.module.scan(rec.env))
     (entry,) = scan(rec.module, rec.env)
-    if len(per_file) == 2:  # the recording straddled a minute (it did when it was made)
-        assert {e.sid for e in per_file} == {entry.sid}
-        assert entry.title is not None
-        assert entry.size == max(e.size for e in per_file)
-        assert entry.mtime == max(e.mtime for e in per_file)
-    assert rec.module.transcript_path(rec.cwd, entry.sid, rec.env) == Path(entry.path)
+    main = Path(entry.path)
+    for other in main.parent.iterdir():
+        if other != main:
+            other.unlink()
+    head = b"".join(main.read_bytes().splitlines(keepends=True)[:2])
+    stub = main.with_name(main.name.replace("session-", "session-9", 1))
+    stub.write_bytes(head)
+    later = entry.mtime + 60
+    os.utime(stub, (later, later))
+    per_file = list(rec.module.scan(rec.env))
+    assert sorted(e.path for e in per_file) == sorted([str(main), str(stub)])
+    assert {e.sid for e in per_file} == {entry.sid}
+    (merged,) = scan(rec.module, rec.env)
+    assert (merged.path, merged.title) == (str(main), entry.title)
+    assert merged.mtime == later
+    assert rec.module.transcript_path(rec.cwd, entry.sid, rec.env) == main
