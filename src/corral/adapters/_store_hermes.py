@@ -108,8 +108,11 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """The database, when it holds session ``sid`` of directory ``cwd``."""
     path = database(env)
-    return path if db.query(path, "SELECT id FROM sessions WHERE id = ?", (sid,)) else None
+    rows = db.query(path, "SELECT cwd FROM sessions WHERE id = ?", (sid,))
+    found = rows and common.same_dir(db.text(rows[0], "cwd"), cwd)
+    return path if found else None
 
 
 class _Cursor:

@@ -126,10 +126,11 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
-    """The database, when it holds session ``sid``."""
+    """The database, when it holds session ``sid`` of directory ``cwd``."""
     path = database(env)
-    rows = db.query(path, "SELECT id FROM session WHERE id = ?", (sid,))
-    return path if rows else None
+    rows = db.query(path, "SELECT directory FROM session WHERE id = ?", (sid,))
+    found = rows and common.same_dir(db.text(rows[0], "directory"), cwd)
+    return path if found else None
 
 
 def _json(raw: object) -> Any:
