@@ -74,7 +74,7 @@ def files(env: Mapping[str, str] | None = None, since: float | None = None) -> I
 
 def headers(stat: FileStat) -> list[ExternalSession]:
     out = []
-    for row in db.query(stat.path, _SESSIONS):
+    for row in db.query(stat.path, _SESSIONS, strict=True):
         sid = db.text(row, "id")
         if sid is None:
             continue
@@ -97,7 +97,11 @@ def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
     for stat in files(env, since):
-        for entry in headers(stat):
+        try:
+            found = headers(stat)
+        except db.StoreUnreadable:
+            return  # the hook lists nothing it cannot read; the index says why (IndexStats)
+        for entry in found:
             if since is None or entry.mtime > since:
                 yield entry
 
