@@ -36,9 +36,11 @@ from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from .base import Attachment, BaseAdapter
 
 
+@store_hooks("_store_codex")
 class CodexExecAdapter(BaseAdapter):
     """Codex through ``codex exec --json``: headless, one process per turn."""
 

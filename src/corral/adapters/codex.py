@@ -59,6 +59,7 @@ from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
 
@@ -66,6 +67,7 @@ _REQUEST_TIMEOUT = 60.0
 _CLOSE_GRACE = 3.0
 
 
+@store_hooks("_store_codex")
 class CodexAdapter(BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
+from ._stores import store_hooks
 
 
+@store_hooks("_store_gemini")
 class GeminiAdapter(AcpAdapter):
     agent_id = "gemini"
     display_name = "Gemini CLI"

@@ -10,8 +10,10 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ._acp import AcpAdapter
+from ._stores import store_hooks
 
 
+@store_hooks("_store_hermes")
 class HermesAdapter(AcpAdapter):
     agent_id = "hermes"
     display_name = "Hermes Agent"

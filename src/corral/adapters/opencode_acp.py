@@ -16,8 +16,10 @@ from typing import ClassVar
 from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
+from ._stores import store_hooks
 
 
+@store_hooks("_store_opencode")
 class OpenCodeAcpAdapter(AcpAdapter):
     agent_id = "opencode-acp"
     display_name = "OpenCode (ACP)"

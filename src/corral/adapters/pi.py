@@ -47,6 +47,7 @@ from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
 
@@ -86,6 +87,7 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
     ]
 
 
+@store_hooks("_store_pi")
 class PiAdapter(BaseAdapter):
     agent_id = "pi"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT

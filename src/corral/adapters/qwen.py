@@ -28,6 +28,7 @@ from ..events import ApprovalDecision, ApprovalRequested, Event
 from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
+from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
 
@@ -97,6 +98,7 @@ def _memory_key(tool_name: str, tool_input: Any) -> tuple[str, str]:
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+@store_hooks("_store_qwen")
 class QwenAdapter(StreamJsonAdapter):
     agent_id = "qwen"
     display_name = "Qwen Code"

@@ -11,8 +11,10 @@ from __future__ import annotations
 from ..intents import Intent
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
+from ._stores import store_hooks
 
 
+@store_hooks("_store_qwen")
 class QwenAcpAdapter(AcpAdapter):
     agent_id = "qwen-acp"
     display_name = "Qwen Code (ACP)"

@@ -14,7 +14,15 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _board_api, _files_api, _models_api, _overview_api, _settings_api
+from . import (
+    _adapters_api,
+    _board_api,
+    _external_api,
+    _files_api,
+    _models_api,
+    _overview_api,
+    _settings_api,
+)
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
@@ -39,6 +47,7 @@ _TYPES: tuple[Any, ...] = (
     ViewState,
     Envelope,
     *_adapters_api.OPENAPI_TYPES,
+    *_external_api.OPENAPI_TYPES,
     *_models_api.OPENAPI_TYPES,
     *_files_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
@@ -107,6 +116,13 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
                 query=(("refresh", "boolean"),),
                 returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/external-sessions": {
+            "get": _op(
+                "Sessions in the agents' own stores (terminal ones included), from corral's index",
+                query=(("agent", "string"), ("cwd", "string"), ("refresh", "boolean")),
+                returns=_ref("ExternalSessionList"),
             )
         },
         "/api/adapters/{adapter_id}/models": {
