@@ -8,7 +8,6 @@ creates files ``0600``. See docs/security.md.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -80,6 +79,8 @@ def ensure_token() -> str:
     current = path.read_text(encoding="utf-8").strip()
     if current:
         return current
+    import secrets
+
     token = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -13,10 +13,10 @@ Versions live in ``pins.toml`` next to this file; nothing else pins them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ._install import InstallEvent, InstallResult, InstallState, install, verify
 from ._layout import (
     agents_root,
     find_binary,
@@ -27,6 +27,22 @@ from ._layout import (
     which,
 )
 from ._pins import Pin, get_pin, pinned, platform_tag
+
+if TYPE_CHECKING:
+    from ._install import InstallEvent, InstallResult, InstallState, install, verify
+
+# Installing (subprocess, threads, temp dirs) loads on first use: ``locate`` is on the path of
+# every ``corral launch`` (benchmark P3) and needs none of it.
+_INSTALL_NAMES = ("InstallEvent", "InstallResult", "InstallState", "install", "verify")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _INSTALL_NAMES:
+        from . import _install
+
+        return getattr(_install, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AgentStatus",
