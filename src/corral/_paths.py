@@ -11,8 +11,6 @@ import os
 import stat
 from pathlib import Path
 
-import platformdirs
-
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 TOKEN_FILE = "token"
@@ -21,13 +19,21 @@ TOKEN_FILE = "token"
 def home_dir() -> Path:
     """corral's config and state directory: ``$CORRAL_HOME`` or the user config dir."""
     env = os.environ.get("CORRAL_HOME")
-    return Path(env) if env else Path(platformdirs.user_config_dir("corral"))
+    if env:
+        return Path(env)
+    import platformdirs  # only when no variable says where (it costs a launch's start-up)
+
+    return Path(platformdirs.user_config_dir("corral"))
 
 
 def cache_dir() -> Path:
     """Large re-creatable files (installed agent CLIs): ``$CORRAL_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("CORRAL_CACHE_DIR")
-    return Path(env) if env else Path(platformdirs.user_cache_dir("corral"))
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("corral"))
 
 
 def token_path() -> Path:
