@@ -14,7 +14,9 @@ Targets: wall ratio ≤ 1.10 and added time ≤ 50 ms (on the median wall times)
 prints the best wall time of each side and the median CPU time (user + system of the process
 and the children it waited for), which load on a shared machine inflates less than wall time.
 The floor rows: ``python -c pass`` (the interpreter any Python launcher pays before its first
-line) and ``corral --version`` (the Typer CLI's start-up, which ``corral launch`` skips).
+line), ``corral --version`` (the Typer CLI's start-up, which ``corral launch`` skips) and
+``corral launch claude -p hi`` with ``/bin/true`` installed as ``claude`` (corral's own cost,
+without a harness's noise).
 corral runs through the installed ``corral`` script (what a user types), else ``python -m corral``.
 """
 
@@ -168,6 +170,21 @@ def main(argv: list[str] | None = None) -> int:
                 "corral --version", [*CORRAL, "--version"], env, root, args.repeat
             ),
         }
+        # corral's own cost, without a harness's noise: /bin/true installed as "claude"
+        noop = root / "noop-bin"
+        noop.mkdir()
+        (noop / "claude").symlink_to("/bin/true")
+        noop_env = env | {
+            "PATH": f"{noop}{os.pathsep}{env.get('PATH', '')}",
+            "CORRAL_AGENTS_DIR": str(root / "no-agents"),
+        }
+        floors["launch, no-op harness"] = _floor(
+            "launch → /bin/true",
+            [*CORRAL, "launch", "claude", "-p", "hi"],
+            noop_env,
+            root,
+            args.repeat,
+        )
         with FakeModelServer("text") as fake:
             for agent in args.agents.split(","):
                 binary = locate(agent)
