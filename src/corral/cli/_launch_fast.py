@@ -79,8 +79,9 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             positional.append(arg)
             continue
         name, eq, value = arg.partition("=")
-        if name not in _TABLE:
-            return None  # --help, -h, an unknown or clustered option: Typer's to report
+        if name not in _TABLE or (eq and not name.startswith("--")):
+            # --help, -h, an unknown or clustered option, or ``-p=x`` (click reads "=x"): Typer's
+            return None
         param, kind, on = _TABLE[name]
         if kind == "flag":
             if eq:

@@ -80,6 +80,7 @@ def test_parse_a_plain_command_line() -> None:
         ["claude", "-h"],
         ["claude", "--bogus"],
         ["claude", "-dp", "hi"],  # clustered short options: Typer's
+        ["claude", "-p=hi"],  # click reads the value "=hi"
         ["claude", "-p"],  # a missing value
         ["claude", "--max-turns", "three"],
         ["claude", "--dry-run=yes"],
@@ -143,3 +144,28 @@ def test_catalog_errors_from_the_lean_entry(tmp_path: Path) -> None:
     assert (
         lines[1].startswith("error: Unknown harness 'nosuch'") and "[HARNESS_NOT_FOUND]" in lines[1]
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["claude"],
+        ["codex", "bedrock", "-m", "x", "--region=us-west-2", "-p", "hi"],
+        ["claude", "-p", "-", "--json", "-d", "--dry-run", "--no-observe"],
+        ["opencode", "--profile", "work", "--with-proxy-if-needed", "--proxy-port", "0"],
+        ["claude", "custom", "-t", "openai-chat", "--api-base", "http://x/v1", "-m", "m"],
+        ["qwen", "-r", "s1", "--max-turns", "3", "--max-budget-usd", "0.5", "--home", "h"],
+        ["-p", "hi", "claude", "anthropic", "--api-key", "k", "-p", "again"],  # order; last wins
+        ["claude", "--no-proxy", "--proxy-log-level", "debug", "--auth-command", "echo t"],
+        ["claude", "--with-proxy", "--no-with-proxy", "-s", "id", "--endpoint-name", "e"],
+    ],
+)
+def test_the_lean_parse_is_typers_parse(args: list[str]) -> None:
+    command = _launch_command()
+    ctx = command.context_class(command, info_name="launch")
+    rest = typer.core.TyperCommand.parse_args(command, ctx, list(args))  # Typer's own parser
+    assert rest == []
+    defaults = {str(p.name): p.default for p in command.params}
+    ours = parse(list(args))
+    assert ours is not None
+    assert defaults | ours == ctx.params
