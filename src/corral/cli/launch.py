@@ -4,8 +4,9 @@ Starts a harness, interactive (its own TUI, passed through) or one-shot (``-p``)
 provider, with the translating proxy in between only when the harness cannot speak the provider
 natively (seed 004; see ``docs/launch.md``). Everything after ``--`` goes to the harness verbatim.
 
-Exit codes: the harness's own (128 + N when signal N killed it; 130 after SIGINT); 2 bad usage;
-60–76 the launcher's error catalog (``corral launch --help``, ``docs/launch.md``).
+Exit codes: the harness's own — a native launch without ``--observe``/``--json`` becomes the
+harness (``execve``, decision 025); a supervised one returns 128 + N when signal N killed it and
+130 after SIGINT; 2 bad usage; 60–76 the launcher's error catalog (``docs/launch.md``).
 """
 
 from __future__ import annotations
