@@ -8,11 +8,8 @@ creates files ``0600``. See docs/security.md.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
-
-import platformdirs
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -22,13 +19,21 @@ TOKEN_FILE = "token"
 def home_dir() -> Path:
     """corral's config and state directory: ``$CORRAL_HOME`` or the user config dir."""
     env = os.environ.get("CORRAL_HOME")
-    return Path(env) if env else Path(platformdirs.user_config_dir("corral"))
+    if env:
+        return Path(env)
+    import platformdirs  # only when no variable says where (it costs a launch's start-up)
+
+    return Path(platformdirs.user_config_dir("corral"))
 
 
 def cache_dir() -> Path:
     """Large re-creatable files (installed agent CLIs): ``$CORRAL_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("CORRAL_CACHE_DIR")
-    return Path(env) if env else Path(platformdirs.user_cache_dir("corral"))
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("corral"))
 
 
 def token_path() -> Path:
@@ -80,6 +85,8 @@ def ensure_token() -> str:
     current = path.read_text(encoding="utf-8").strip()
     if current:
         return current
+    import secrets
+
     token = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -13,20 +13,36 @@ Versions live in ``pins.toml`` next to this file; nothing else pins them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from ._install import InstallEvent, InstallResult, InstallState, install, verify
-from ._layout import (
-    agents_root,
-    find_binary,
-    install_dir,
-    installed_version,
-    locate_in,
-    read_marker,
-    which,
-)
+from ._layout import agents_root, locate_in, which
 from ._pins import Pin, get_pin, pinned, platform_tag
+
+if TYPE_CHECKING:
+    from ._install import InstallEvent, InstallResult, InstallState, install, verify
+    from ._status import AgentStatus, status
+
+# Installing (subprocess, threads, temp dirs) and the status rows (msgspec) load on first use:
+# ``locate`` is on the path of every ``corral launch`` (benchmark P3) and needs none of it.
+_LAZY = {
+    "InstallEvent": "_install",
+    "InstallResult": "_install",
+    "InstallState": "_install",
+    "install": "_install",
+    "verify": "_install",
+    "AgentStatus": "_status",
+    "status": "_status",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
 
 __all__ = [
     "AgentStatus",
@@ -45,23 +61,6 @@ __all__ = [
 ]
 
 
-class AgentStatus(msgspec.Struct, frozen=True, kw_only=True):
-    """Pinned versus installed, for ``corral agents list``."""
-
-    name: str
-    package: str
-    registry: str
-    pinned: str
-    installed: str | None
-    """Version found in the pinned install dir (from package metadata), or ``None``."""
-    verified: bool
-    """The install finished and its ``--version`` was checked (the marker file exists)."""
-    path: str | None
-    """The binary ``locate`` returns: the pinned install, else one on PATH, else ``None``."""
-    source: str
-    """``pinned`` (corral's install dir), ``path`` (found on PATH only) or ``missing``."""
-
-
 def locate(name: str, prefix: Path | str | None = None) -> Path | None:
     """The pinned binary of agent ``name`` when installed, else ``name`` on PATH, else ``None``.
 
@@ -72,29 +71,3 @@ def locate(name: str, prefix: Path | str | None = None) -> Path | None:
         return which(name)
     found = locate_in(pin, agents_root(prefix))
     return found if found is not None else which(pin.bin)
-
-
-def status(names: list[str] | None = None, prefix: Path | str | None = None) -> list[AgentStatus]:
-    """Pinned versus installed for the named agents (all when empty). Starts no process."""
-    pins = [get_pin(n) for n in names] if names else pinned()
-    root = agents_root(prefix)
-    rows = []
-    for pin in pins:
-        directory = install_dir(pin, root)
-        pinned_bin = locate_in(pin, root)
-        on_path = which(pin.bin) if pinned_bin is None else None
-        path = pinned_bin or on_path
-        rows.append(
-            AgentStatus(
-                name=pin.name,
-                package=pin.package,
-                registry=pin.registry,
-                pinned=pin.version,
-                installed=installed_version(pin, directory),
-                verified=read_marker(pin, directory) is not None
-                and find_binary(pin, directory) is not None,
-                path=str(path) if path else None,
-                source="pinned" if pinned_bin else ("path" if on_path else "missing"),
-            )
-        )
-    return rows

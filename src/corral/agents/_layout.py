@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-
-import msgspec
+from typing import Any
 
 from .._paths import cache_dir
 from ._pins import Pin, platform_tag
@@ -29,8 +28,10 @@ MARKER = ".corral-installed.json"
 _EXEC_MAGIC = (b"#!", b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
 
 
-class Marker(msgspec.Struct, frozen=True, kw_only=True):
-    """What the marker file records about a finished install."""
+@dataclass(frozen=True, kw_only=True)
+class Marker:
+    """What the marker file records about a finished install (plain JSON: ``locate`` reads it
+    before every ``corral launch``)."""
 
     name: str
     package: str
@@ -110,17 +111,35 @@ def installed_version(pin: Pin, directory: Path) -> str | None:
 def read_marker(pin: Pin, directory: Path) -> Marker | None:
     """The marker of a finished install of exactly this pin, or ``None``."""
     try:
-        marker = msgspec.json.decode((directory / MARKER).read_bytes(), type=Marker)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        data = json.loads((directory / MARKER).read_bytes())
+    except (OSError, ValueError):
+        return None
+    marker = _marker(data)
+    if marker is None:
         return None
     if (marker.name, marker.package, marker.version) != (pin.name, pin.package, pin.version):
         return None
     return marker
 
 
+def _marker(data: Any) -> Marker | None:
+    """``data`` as a Marker when it has exactly its fields, of their types; else ``None``."""
+    if not isinstance(data, dict):
+        return None
+    names = {f.name for f in fields(Marker)}
+    if set(data) != names:
+        return None
+    seconds = data["seconds"]
+    if not all(isinstance(data[n], str) for n in names - {"seconds"}) or not (
+        isinstance(seconds, int | float) and not isinstance(seconds, bool)
+    ):
+        return None
+    return Marker(**{**data, "seconds": float(seconds)})
+
+
 def write_marker(directory: Path, marker: Marker) -> None:
     tmp = directory / (MARKER + ".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(marker)))
+    tmp.write_text(json.dumps(asdict(marker), indent=2) + "\n", "utf-8")
     tmp.replace(directory / MARKER)
 
 
@@ -133,5 +152,19 @@ def locate_in(pin: Pin, root: Path) -> Path | None:
 
 
 def which(name: str) -> Path | None:
-    found = shutil.which(name)
-    return Path(found) if found else None
+    """``name`` on ``PATH`` (an executable file), like ``shutil.which`` on POSIX — whose module
+    imports zlib, bz2 and lzma, a cost every ``corral launch`` would pay."""
+    if sys.platform == "win32":
+        import shutil
+
+        found = shutil.which(name)
+        return Path(found) if found else None
+    if os.sep in name:
+        candidates = [name]
+    else:
+        path = os.environ.get("PATH", os.defpath)
+        candidates = [os.path.join(d or os.curdir, name) for d in path.split(os.pathsep)]
+    for candidate in candidates:
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return Path(candidate)
+    return None

@@ -5,11 +5,10 @@ from __future__ import annotations
 import platform
 import sys
 import tomllib
+from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from typing import Literal
-
-import msgspec
+from pathlib import Path
+from typing import Any, Literal
 
 from ..errors import ConfigError
 
@@ -17,8 +16,10 @@ Registry = Literal["npm", "pypi"]
 """Where a pinned CLI comes from: ``npm`` (an npm prefix dir) or ``pypi`` (a virtualenv)."""
 
 
-class Pin(msgspec.Struct, frozen=True, kw_only=True):
-    """One pinned agent CLI."""
+@dataclass(frozen=True, kw_only=True)
+class Pin:
+    """One pinned agent CLI. (A plain dataclass, checked by :func:`parse_pins`: ``locate`` runs
+    before every ``corral launch`` and must not pay for msgspec.)"""
 
     name: str
     registry: Registry
@@ -59,20 +60,57 @@ def parse_pins(text: str) -> tuple[Pin, ...]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"pins.toml is not valid TOML: {exc}") from exc
     pins = []
-    for name, entry in data.get("agents", {}).items():
-        try:
-            pin = msgspec.convert({"name": name, **entry}, Pin)
-        except msgspec.ValidationError as exc:
-            raise ConfigError(f"pins.toml: agent {name!r}: {exc}") from exc
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict):
+        raise ConfigError("pins.toml: [agents] must be a table")
+    for name, entry in agents.items():
+        problem = _entry_problem(entry)
+        if problem is not None:
+            raise ConfigError(f"pins.toml: agent {name!r}: {problem}")
+        pin = Pin(
+            name=name,
+            registry=entry["registry"],
+            package=entry["package"],
+            version=entry["version"],
+            bins=tuple(entry["bins"]),
+            extras=tuple(entry.get("extras", ())),
+            fallback=tuple(entry.get("fallback", ())),
+        )
         if not pin.bins:
             raise ConfigError(f"pins.toml: agent {name!r} lists no bins")
         pins.append(pin)
     return tuple(pins)
 
 
+_STRINGS = ("package", "version")
+_LISTS = ("bins", "extras", "fallback")
+
+
+def _entry_problem(entry: Any) -> str | None:
+    """What is wrong with one ``[agents.X]`` table, or ``None``."""
+    if not isinstance(entry, dict):
+        return "expected a table"
+    unknown = sorted(set(entry) - {"registry", *_STRINGS, *_LISTS})
+    if unknown:
+        return f"unknown field {unknown[0]!r}"
+    if entry.get("registry") not in ("npm", "pypi"):
+        return f"registry must be 'npm' or 'pypi', got {entry.get('registry')!r}"
+    for key in _STRINGS:
+        if not isinstance(entry.get(key), str):
+            return f"{key} must be a string" if key in entry else f"missing required field {key!r}"
+    if "bins" not in entry:
+        return "missing required field 'bins'"
+    for key in _LISTS:
+        value = entry.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"{key} must be a list of strings"
+    return None
+
+
 @cache
 def _packaged_pins() -> tuple[Pin, ...]:
-    return parse_pins(resources.files(__package__).joinpath("pins.toml").read_text("utf-8"))
+    # next to this module (importlib.resources would load zipfile on every launch)
+    return parse_pins((Path(__file__).parent / "pins.toml").read_text("utf-8"))
 
 
 def pinned() -> list[Pin]:

@@ -4,100 +4,41 @@ Starts a harness, interactive (its own TUI, passed through) or one-shot (``-p``)
 provider, with the translating proxy in between only when the harness cannot speak the provider
 natively (seed 004; see ``docs/launch.md``). Everything after ``--`` goes to the harness verbatim.
 
-Exit codes: the harness's own (128 + N when signal N killed it; 130 after SIGINT); 2 bad usage;
-60–76 the launcher's error catalog (``corral launch --help``, ``docs/launch.md``).
+Exit codes: the harness's own — a native launch without ``--observe``/``--json`` becomes the
+harness (``execve``, decision 025); a supervised one returns 128 + N when signal N killed it and
+130 after SIGINT; 2 bad usage; 60–76 the launcher's error catalog (``docs/launch.md``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 import typer.core
 
-_PROXY_LEVELS = ("debug", "info", "warn", "error")
-
-
-_INT = ("proxy_port", "max_turns")
-_FLOAT = ("max_budget_usd",)
-_PATH = ("home",)
+from ._launch_fast import PROXY_LEVELS, parse, run, split_harness_args
 
 
 class _SplitAtDashes(typer.core.TyperCommand):
     """Everything after the first ``--`` is the harness's (never a positional of ours).
 
-    The launcher sits in front of every harness start, so its own parse is kept cheap: a plain
-    command line is parsed here from the declared parameters (typer's per-parameter coercion
-    imports pydantic, ~0.3 s); anything unusual (``--help``, an unknown option, a bad value) goes
-    to typer's parser, which reports it as usual.
+    ``corral launch`` normally never gets here: ``corral.cli.main`` runs a plain command line
+    through the lean entry (``_launch_fast``) without building the Typer app. When this command
+    does run (the Typer app built in-process, as in tests), a plain command line is still parsed
+    by that entry's table (typer's per-parameter coercion imports pydantic); anything unusual
+    (``--help``, an unknown option, a bad value) goes to typer's parser, which reports it.
     """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if "--" in args:
-            at = args.index("--")
-            ctx.meta["corral_harness_args"] = tuple(args[at + 1 :])
-            args = args[:at]
-        if self._fast_parse(ctx, args):
-            return []
-        return super().parse_args(ctx, args)
-
-    def _fast_parse(self, ctx: Any, args: list[str]) -> bool:
-        if "-h" in args or "--help" in args:
-            return False
-        table: dict[str, tuple[Any, bool | None]] = {}
-        params: dict[str, Any] = {}
-        for param in self.params:
-            params[str(param.name)] = param.default
-            if isinstance(param, typer.core.TyperOption):
-                flag = True if param.is_flag else None
-                table.update({opt: (param, flag) for opt in param.opts})
-                table.update({opt: (param, False) for opt in param.secondary_opts})
-        positional: list[str] = []
-        i = 0
-        while i < len(args):
-            arg = args[i]
-            if arg.startswith("-") and arg != "-":
-                name, eq, inline = arg.partition("=")
-                if name not in table:
-                    return False
-                param, flag = table[name]
-                if flag is not None:
-                    if eq:
-                        return False
-                    params[str(param.name)] = flag
-                else:
-                    if not eq:
-                        i += 1
-                        if i >= len(args):
-                            return False
-                        inline = args[i]
-                    try:
-                        params[str(param.name)] = _convert(str(param.name), inline)
-                    except ValueError:
-                        return False
-            else:
-                positional.append(arg)
-            i += 1
-        if not 1 <= len(positional) <= 2:
-            return False
-        params["harness"] = positional[0]
-        params["provider"] = positional[1] if len(positional) == 2 else None
-        ctx.params = params
+        args, harness_args = split_harness_args(args)
+        ctx.meta["corral_harness_args"] = harness_args
+        params = parse(args)
+        if params is None:
+            return super().parse_args(ctx, args)
+        ctx.params = {str(p.name): p.default for p in self.params} | params
         ctx.args = []
-        return True
-
-
-def _convert(name: str, value: str) -> Any:
-    if name in _INT:
-        return int(value)
-    if name in _FLOAT:
-        return float(value)
-    if name in _PATH:
-        return Path(value)
-    return value
+        return []
 
 
 def register(root: typer.Typer) -> None:
@@ -196,49 +137,9 @@ def register(root: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Launch a harness against any provider; the proxy only when needed."""
-        from ..launch import LaunchError, LaunchOptions
-        from ..launch import launch as run_launch
-
+        params = {k: v for k, v in locals().items() if k != "ctx"}
         if no_proxy and (with_proxy or with_proxy_if_needed):
             raise typer.BadParameter("--no-proxy cannot be combined with --with-proxy[-if-needed]")
-        if proxy_log_level not in _PROXY_LEVELS:
-            raise typer.BadParameter(f"--proxy-log-level must be one of {', '.join(_PROXY_LEVELS)}")
-        opts = LaunchOptions(
-            harness=harness,
-            provider=provider,
-            model=model,
-            api_key=api_key,
-            api_base=api_base,
-            region=region,
-            project=project,
-            resource_group=resource_group,
-            endpoint_name=endpoint_name,
-            transport=transport,
-            profile=profile,
-            auth_command=auth_command,
-            with_proxy_if_needed=with_proxy_if_needed,
-            with_proxy=with_proxy,
-            no_proxy=no_proxy,
-            proxy_port=proxy_port,
-            proxy_log_level=proxy_log_level,
-            resume=resume,
-            session_id=session_id,
-            prompt=prompt,
-            max_turns=max_turns,
-            max_budget_usd=max_budget_usd,
-            harness_args=tuple(ctx.meta.get("corral_harness_args", ())),
-            json=json_output,
-            debug=debug,
-            dry_run=dry_run,
-            observe=observe,
-            home=home.resolve() if home is not None else None,
-        )
-        try:
-            rc = run_launch(opts)
-        except LaunchError as exc:
-            if json_output:
-                sys.stderr.write(json.dumps(exc.to_json()) + "\n")
-            typer.echo(f"error: {exc} [{exc.code}]", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        sys.stdout.flush()
-        raise typer.Exit(rc)
+        if proxy_log_level not in PROXY_LEVELS:
+            raise typer.BadParameter(f"--proxy-log-level must be one of {', '.join(PROXY_LEVELS)}")
+        raise typer.Exit(run(params, tuple(ctx.meta.get("corral_harness_args", ()))))

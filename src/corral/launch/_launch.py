@@ -3,14 +3,16 @@
 The proxy (when one is needed) is stopped on every way out of :func:`launch`: the harness
 exiting, a signal forwarded to it, an error; and when corral itself is killed, the proxy's
 parent-death signal stops it.
+
+A launch that needs nothing of corral while the harness runs (no proxy, no ``--observe``, no
+``--json`` events after the exit) does not supervise it: corral's process becomes the harness
+(``_exec``, decision 025). The rest runs the harness as a child (``_runner``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -111,6 +113,9 @@ def plan_for(
 
 
 def _auth_command_key(command: str) -> str:
+    import shlex
+    import subprocess
+
     try:
         done = subprocess.run(
             shlex.split(command),
@@ -144,8 +149,13 @@ def launch(
     cwd: Path | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    replace_process: bool = False,
 ) -> int:
-    """Run the launch described by ``opts``; the exit status to leave with."""
+    """Run the launch described by ``opts``; the exit status to leave with.
+
+    ``replace_process`` (the ``corral launch`` command): when corral has nothing to do while
+    the harness runs (:func:`supervision_needed`, and no proxy), this process becomes the
+    harness and the call never returns (decision 025)."""
     base_env = dict(os.environ if env is None else env)
     out = out or sys.stdout
     err = err or sys.stderr
@@ -174,6 +184,11 @@ def launch(
         if opts.debug:
             err.write(f"corral launch: {json.dumps(plan.to_json())}\n")
         plan.harness.apply()
+        if replace_process and proxy is None and supervision_needed(opts) is None:
+            from ._exec import can_exec, exec_harness
+
+            if can_exec():
+                exec_harness(plan.harness, base_env, cwd=cwd)  # does not return
         if opts.observe:
             from ._observe import Observation
 
@@ -198,6 +213,16 @@ def launch(
         record = observer.finish(exit_code=rc)
         _event(err, opts.json, event="observed", **record.as_dict())
     return rc
+
+
+def supervision_needed(opts: LaunchOptions) -> str | None:
+    """Why corral must stay while the harness runs (then it is a child), or ``None`` (corral
+    becomes the harness). A proxy, decided by the plan, is the third reason."""
+    if opts.observe:
+        return "--observe reads a copy of its output"
+    if opts.json:
+        return "--json reports its exit"
+    return None
 
 
 def _with_key(opts: LaunchOptions, key: str) -> LaunchOptions:

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -112,7 +112,7 @@ def _spawn(
     return proc  # type: ignore[no-any-return]
 
 
-def _wait(proc: subprocess.Popen[bytes], signals: _Signals, poll: Callable[[float], None]) -> int:
+def _wait(proc: subprocess.Popen[bytes], signals: _Signals, poll: Callable[[float], object]) -> int:
     while True:
         rc = proc.poll()
         if rc is not None:
@@ -121,6 +121,24 @@ def _wait(proc: subprocess.Popen[bytes], signals: _Signals, poll: Callable[[floa
             terminate(proc)
             continue
         poll(0.1)
+
+
+@contextlib.contextmanager
+def _exit_waiter(proc: subprocess.Popen[bytes]) -> Iterator[Callable[[float], object]]:
+    """A sleep that ends early when ``proc`` exits (Linux pidfd), so its exit is seen at once
+    rather than at the next poll; plain ``time.sleep`` where there is no pidfd."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        yield time.sleep
+        return
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    try:
+        yield sel.select
+    finally:
+        sel.close()
+        os.close(fd)
 
 
 def _run_pipes(
@@ -133,7 +151,8 @@ def _run_pipes(
     if observer is None:
         proc = _spawn(argv, env, cwd, signals)
         try:
-            return _wait(proc, signals, time.sleep)
+            with _exit_waiter(proc) as wait_exit:
+                return _wait(proc, signals, wait_exit)
         finally:
             if proc.poll() is None:
                 terminate(proc, grace=0.5)
@@ -144,11 +163,12 @@ def _run_pipes(
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
     open_ = True
+    sleep: Callable[[float], object] = time.sleep
 
     def poll(timeout: float) -> None:
         nonlocal open_
         if not open_:
-            time.sleep(timeout)
+            sleep(timeout)
             return
         if sel.select(timeout):
             chunk = os.read(fd, 65536)
@@ -161,9 +181,10 @@ def _run_pipes(
             observer(chunk)
 
     try:
-        rc = _wait(proc, signals, poll)
-        while open_:
-            poll(0.5)
+        with _exit_waiter(proc) as sleep:
+            rc = _wait(proc, signals, poll)
+            while open_:
+                poll(0.5)
         return rc
     finally:
         sel.close()

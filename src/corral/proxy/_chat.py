@@ -360,13 +360,20 @@ class Decoder:
             self._done = True
             return [ir.Failure(parse_error(0, obj, None))]
         out: list[ir.Event] = []
+        # OpenAI sends usage only in a last chunk (``choices: []``) when asked for it
+        # (``stream_options.include_usage``, which the proxy always sets); servers that report
+        # it on every chunk let ``Start`` carry the input tokens already.
+        if isinstance(obj.get("usage"), dict):
+            self._usage = self._usage.merge(_usage(obj["usage"]))
         if not self._started:
             self._started = True
             out.append(
-                ir.Start(str(obj.get("id") or mint("chatcmpl-")), str(obj.get("model") or ""))
+                ir.Start(
+                    str(obj.get("id") or mint("chatcmpl-")),
+                    str(obj.get("model") or ""),
+                    self._usage,
+                )
             )
-        if isinstance(obj.get("usage"), dict):
-            self._usage = self._usage.merge(_usage(obj["usage"]))
         for choice in obj.get("choices") or []:
             if not isinstance(choice, dict):
                 continue

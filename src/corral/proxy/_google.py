@@ -376,15 +376,18 @@ class Decoder:
                 ir.Failure(error_from_status(status, error_message(obj, "stream error"))),
             ]
         out: list[ir.Event] = []
+        # Gemini may put usageMetadata (promptTokenCount) on the first chunk: Start carries it.
+        if isinstance(obj.get("usageMetadata"), dict):
+            self._usage = self._usage.merge(_usage(obj["usageMetadata"]))
         if not self._started:
             self._started = True
             out.append(
                 ir.Start(
-                    str(obj.get("responseId") or mint("gen-")), str(obj.get("modelVersion") or "")
+                    str(obj.get("responseId") or mint("gen-")),
+                    str(obj.get("modelVersion") or ""),
+                    self._usage,
                 )
             )
-        if isinstance(obj.get("usageMetadata"), dict):
-            self._usage = self._usage.merge(_usage(obj["usageMetadata"]))
         candidate = _candidate(obj)
         for part in (candidate.get("content") or {}).get("parts") or []:
             if not isinstance(part, dict):

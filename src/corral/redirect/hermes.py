@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from ._model import Redirection, home_env, v1_url
 
 CONTEXT_LENGTH = 128_000
@@ -40,6 +38,8 @@ def redirect(
     *, base_url: str, model: str, api_key: str, home: Path, bypass_permissions: bool = False
 ) -> Redirection:
     hermes_home = home / ".hermes"
+    import yaml  # only when a hermes launch writes its config
+
     text = yaml.safe_dump(config(base_url=base_url, model=model, api_key=api_key), sort_keys=False)
     files = {
         hermes_home / "config.yaml": text,

@@ -237,3 +237,81 @@ def test_interactive_gets_a_pty_and_window_size_changes(fake_env: dict[str, str]
     os.close(master)
     seen = report(fake_env)
     assert seen["tty"] is True
+    assert seen["pid"] == proc.pid  # native: the harness has the terminal itself (exec)
+
+
+# --- the exec fast path (decision 025): no proxy, no --observe, no --json ---
+
+
+@pytest.mark.timeout(60)
+def test_a_native_launch_becomes_the_harness(fake_env: dict[str, str]) -> None:
+    proc = start(["claude", "-p", "hi", "--", "--mode", "exit:7"], fake_env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 7, err.decode()
+    seen = report(fake_env)
+    assert seen["pid"] == proc.pid  # corral's process became the harness: nothing in between
+    assert seen["argv"][-3:] == ["exit:7", "-p", "hi"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_an_exec_launch_reaches_the_harness_itself(
+    fake_env: dict[str, str], sig: int
+) -> None:
+    proc = start(["claude", "-p", "hi", "--", "--mode", "sleep"], fake_env)
+    assert report(fake_env)["pid"] == proc.pid
+    proc.send_signal(sig)
+    proc.communicate(timeout=30)
+    assert proc.returncode == -sig  # died of the signal, as the bare harness would
+
+
+@pytest.mark.timeout(60)
+def test_json_keeps_corral_supervising(fake_env: dict[str, str]) -> None:
+    proc = start(["claude", "--json", "-p", "hi", "--", "--mode", "sleep"], fake_env)
+    harness = report(fake_env)["pid"]
+    assert harness != proc.pid
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert [e["event"] for e in events(err)] == ["harness_starting", "harness_exited"]
+    assert wait_gone(harness)
+
+
+@pytest.mark.timeout(60)
+def test_the_exec_harness_gets_default_signal_dispositions(tmp_path: Path) -> None:
+    """Python ignores SIGPIPE; an ignored signal would stay ignored across execve."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "claude"
+    out = tmp_path / "status"
+    exe.write_text(f"#!/bin/sh\ngrep SigIgn /proc/$$/status > {out}\n")
+    exe.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "CORRAL_HOME": str(tmp_path / "home"),
+        "CORRAL_AGENTS_DIR": str(tmp_path / "no-agents"),
+    }
+    proc = start(["claude", "-p", "hi"], env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err.decode()
+    ignored = int(out.read_text().split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))
+    assert not ignored & (1 << (signal.SIGXFSZ - 1))
+
+
+@pytest.mark.timeout(60)
+def test_an_exec_launch_of_a_missing_binary_is_the_catalog_error(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "claude"
+    exe.write_text("#!/no/such/interpreter\n")
+    exe.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "CORRAL_HOME": str(tmp_path / "home"),
+        "CORRAL_AGENTS_DIR": str(tmp_path / "no-agents"),
+    }
+    proc = start(["claude", "-p", "hi"], env)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 76, err.decode()
+    assert "[HARNESS_LAUNCH_FAILED]" in err.decode()
