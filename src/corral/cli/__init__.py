@@ -4,7 +4,8 @@ Noun groups with verb subcommands (``corral adapters list``). Each group lives i
 this package exposing ``app`` (a Typer group) or ``register(root)``. The root group is lazy
 (``_lazy.COMMANDS`` holds every command's name and one-line help as data): ``corral --help`` and
 ``--version`` import no command module, and ``corral X`` imports only X's.
-``corral launch`` with a plain command line skips Typer altogether (``_launch_fast``).
+``corral launch`` with a plain command line, ``corral --version`` and ``corral --help`` skip Typer
+altogether (``_launch_fast``, ``_root_help``).
 
 Exit codes: 0 success · 1 failure (a run or check that did not pass) · 2 bad usage or input ·
 3 invalid manifest · 4 unknown adapter or session · 130 interrupted.
@@ -33,6 +34,7 @@ def build_app() -> typer.Typer:
     import typer
 
     from ._lazy import LazyGroup
+    from ._root_help import SUMMARY, VERSION_HELP
 
     app = typer.Typer(
         name="corral",
@@ -40,7 +42,7 @@ def build_app() -> typer.Typer:
         # The root help renders as plain text: rich's help renderer alone (rich, markdown-it,
         # pygments) costs more than the whole 80 ms start-up budget. Subcommands keep rich help.
         rich_markup_mode=None,
-        help="Drive every coding-agent CLI through one interface.",
+        help=SUMMARY,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -53,7 +55,7 @@ def build_app() -> typer.Typer:
             "--version",
             callback=_version_callback,
             is_eager=True,
-            help="Print corral's version and exit.",
+            help=VERSION_HELP,
         ),
     ) -> None:
         """corral: one interface for every coding-agent CLI."""
@@ -63,6 +65,15 @@ def build_app() -> typer.Typer:
 
 def main() -> None:
     args = sys.argv[1:]
+    # ``--version`` and ``--help`` print from data, without building the Typer app (start-up goal).
+    if args == ["--version"]:
+        print(f"corral {__version__}")
+        sys.exit(0)
+    if args == ["--help"]:
+        from ._root_help import root_help
+
+        sys.stdout.write(root_help())
+        sys.exit(0)
     if args[:1] == ["launch"]:
         # The launcher's lean entry: a plain command line runs without building the Typer app
         # (benchmark P3); anything else (help, a usage error) falls through to Typer.
