@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -84,18 +87,31 @@ def run_wired_session(
     follower: BoardFollower,
     *,
     idle_timeout: float,
-    exit_command: str = "/exit",
+    exit_keys: tuple[str, ...] = ("/exit", "\r"),
+    exit_signal: int | None = None,
 ) -> list[Event]:
+    """Run the TUI until the board shows it idle, check the write, leave by typing ``exit_keys``
+    (one second apart, as a person types them) and return the board's events once it shows the
+    end."""
     tty = PtyAgent(argv, env=env, cwd=repo)
     try:
         follower.wait(has("idle"), idle_timeout)
-        assert (repo / "hello.txt").read_text().strip() == "hi"
-        # Leave the way a person does; the TUI can be slow to take the command under load.
-        for _ in range(3):
-            tty.type(exit_command)
-            if tty.wait_exit(2):
-                break
-            tty.type("\r")
+        hello = repo / "hello.txt"
+        deadline = time.monotonic() + 10
+        while not hello.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert hello.read_text().strip() == "hi"
+        if exit_signal is not None:  # the session is ended from outside (kill, a closing window)
+            os.killpg(os.getpgid(tty.pid), exit_signal)
+            exit_keys = ()
+        # Leave the way a person does; the TUI can be slow to take the keys under load.
+        for _ in range(3 if exit_keys else 1):
+            for i, key in enumerate(exit_keys):
+                if i:
+                    time.sleep(1)
+                if not tty.alive():
+                    break
+                tty.type(key)
             if tty.wait_exit(15):
                 break
         assert not tty.alive(), f"{agent} did not exit:\n{tty.screen_tail()}"
@@ -219,7 +235,7 @@ def test_gemini_session_on_the_board(
         env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
         argv = [str(binary), *redirect.argv, "--approval-mode", "auto_edit", "-i", PROMPT]
         events = run_wired_session(
-            "gemini", argv, env, git_repo, follower, idle_timeout=150, exit_command="/quit"
+            "gemini", argv, env, git_repo, follower, idle_timeout=150, exit_keys=("/quit", "\r")
         )
 
     assert_live_sequence(events)
@@ -304,5 +320,42 @@ def test_qwen_headless_run_on_the_board(
     assert (git_repo / "hello.txt").read_text().strip() == "hi"
     assert_live_sequence(events, session=False, end=False)
     assert settings.read_bytes() == wired_bytes  # Qwen left the wired file as it was
+    restored = _wire.unwire("qwen", git_repo)
+    assert [(r.path, r.action) for r in restored] == [(".qwen/settings.json", "removed")]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("ending", ["ctrl-c twice", "SIGTERM"])
+def test_qwen_session_on_the_board(
+    board: tuple[str, BoardFollower],
+    git_repo: Path,
+    tmp_path: Path,
+    agent_bin: Callable[[str], Path],
+    ending: str,
+) -> None:
+    """Qwen Code's TUI on a PTY, left with Ctrl-C twice (it did not take a typed ``/quit`` from
+    the PTY), or ended by SIGTERM to its process group: then its SessionEnd hook is still
+    starting when Qwen exits and the terminal hangs up on it (the emitter must ignore SIGHUP)."""
+    binary = agent_bin("qwen")
+    url, follower = board
+    settings = git_repo / ".qwen" / "settings.json"
+    _wire.apply(_wire.plan("qwen", git_repo, url=url))
+    wired_bytes = settings.read_bytes()
+
+    with FakeModelServer("write-file") as model:
+        redirect = redirect_for(
+            "qwen", base_url=model.base_url, model="fake-model", api_key="test",
+            home=tmp_path / "home",
+        )  # fmt: skip
+        redirect.apply()
+        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        argv = [str(binary), *redirect.argv, "--approval-mode", "auto-edit", "-i", PROMPT]
+        events = run_wired_session(
+            "qwen", argv, env, git_repo, follower, idle_timeout=150, exit_keys=("\x03", "\x03"),
+            exit_signal=signal.SIGTERM if ending == "SIGTERM" else None,
+        )  # fmt: skip
+
+    assert_live_sequence(events)
+    assert settings.read_bytes() == wired_bytes
     restored = _wire.unwire("qwen", git_repo)
     assert [(r.path, r.action) for r in restored] == [(".qwen/settings.json", "removed")]
