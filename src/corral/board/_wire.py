@@ -57,11 +57,11 @@ _CODEX_EVENTS = {
 }
 
 HOOK_TIMEOUT = {"claude": 5, "codex": 3, "gemini": 5000, "qwen": 5000}
-"""The hook entry's ``timeout``, in each runner's unit: seconds for Claude Code and Codex (which
-caps its SessionEnd hooks at 3 s and warns at start-up about a larger one), **milliseconds** for
-Gemini CLI 0.61 and its fork Qwen Code 0.15 (both runners SIGTERM the hook's shell after that
-many ms: a ``5`` there killed the emitter before, or while, it spooled its event — Gemini showed
-"hook failed", Qwen lost an event now and then)."""
+"""The hook entry's ``timeout``, in each runner's unit: seconds for Claude Code and Codex (3:
+a larger SessionEnd timeout is reported to be capped at 3 s with a start-up warning),
+**milliseconds** for Gemini CLI 0.61 and its fork Qwen Code 0.15 (both runners SIGTERM the hook's
+shell after that many ms: a ``5`` there killed the emitter before, or while, it spooled its
+event — Gemini showed "hook failed", Qwen lost an event now and then)."""
 
 ALIASES = {
     "claude": "claude",
@@ -123,11 +123,11 @@ def canonical(agent: str) -> str:
 def emitter_command(agent: str, *, url: str, token_file: Path) -> str:
     argv = [sys.executable, str(EMITTER), agent, "--url", url]
     argv += ["--token-file", str(token_file), "--tag", TAG]
-    # ``trap '' HUP`` is load-bearing: an agent on a terminal that exits while its last hook
-    # (SessionEnd) is still starting hangs the terminal up, and the SIGHUP killed the emitter
-    # before it could spool the ``end`` (seen with Qwen Code 0.15.10 on a PTY: exit status 129).
-    # An ignored signal stays ignored across exec, so the emitter starts immune to it. Every hook
-    # runner here runs the command through a POSIX shell.
+    # ``trap '' HUP``: when an agent on a terminal is ended by a signal, its SessionEnd hook can
+    # still be starting as the terminal hangs up; the hook's shell was seen dying of that SIGHUP
+    # (Qwen Code 0.15.10 on a PTY, exit status 129). An ignored signal stays ignored across exec,
+    # so the emitter starts immune to it (and ignores it itself). Every hook runner here runs
+    # the command through a POSIX shell.
     return "trap '' HUP; " + " ".join(shlex.quote(a) for a in argv) + " 2>/dev/null"
 
 
