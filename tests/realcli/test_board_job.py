@@ -5,13 +5,16 @@ text are parsed into the result, the job log on stdout ends with that text, the 
 the documented ones (0 completed, 1 agent failure, 2 bad AGENT_MODE before any process starts,
 5 an intent the agent cannot enforce, 124 timeout), and with BOARD_PORT every action reaches the
 board tagged with the BOARD_* ids. ``AGENT_MODE`` is the intent (docs/intents.md): a write the
-model tries under ``review`` never reaches the disk.
+model tries under ``review`` never reaches the disk, and under ``act-pr`` a commit lands while a
+rebase and a force-push (which the intent forbids) change neither the local history nor the
+remote.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,6 +34,14 @@ ENFORCING = [p for p in PARAMS if p.values[0] != "pi"]
 
 WORK_TEXT = "I looked at the task.\nNOT READY: the spec names no input format\nDetails follow."
 REVIEW_TEXT = "Reviewed the diff.\nPR REVIEW: REQUEST CHANGES\n- the loop never ends"
+ACT_PR_TEXT = "Handled the review.\nADDRESSED: the loop now ends after three tries\nPushed."
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "corral",
+    "GIT_AUTHOR_EMAIL": "corral@localhost",
+    "GIT_COMMITTER_NAME": "corral",
+    "GIT_COMMITTER_EMAIL": "corral@localhost",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def job(
@@ -106,6 +117,80 @@ def test_review_job_writes_nothing(
     assert result["markers"]["pr_review"] == "REQUEST CHANGES"
     assert sorted(p.name for p in git_repo.iterdir()) == before, run.describe()
     assert len(model.requests) > len(tries) - 1  # the tries were really made
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**base_env(), **GIT_IDENTITY, "HOME": str(repo.parent)}
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True, timeout=30
+    )
+    return done.stdout.strip()
+
+
+def _diverged_remote(repo: Path) -> Path:
+    """A bare ``origin`` holding a commit the local ``main`` lacks, while ``main`` holds one the
+    remote lacks: only a rebase or a force-push could make them agree."""
+    remote = repo.parent / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    _git(repo, "remote", "add", "origin", str(remote))
+    _git(repo, "push", "-q", "origin", "main")
+    other = repo.parent / "other"
+    _git(repo.parent, "clone", "-q", str(remote), str(other))
+    (other / "theirs.txt").write_text("theirs\n")
+    _git(other, "add", "theirs.txt")
+    _git(other, "commit", "-q", "-m", "theirs")
+    _git(other, "push", "-q", "origin", "main")
+    (repo / "ours.txt").write_text("ours\n")
+    _git(repo, "add", "ours.txt")
+    _git(repo, "commit", "-q", "-m", "ours")
+    _git(repo, "fetch", "-q", "origin")
+    return remote
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("adapter", ENFORCING)
+def test_act_pr_job_commits_but_never_rewrites(
+    adapter: str, binary_for: Callable[[str], Path], isolated_home: Path, git_repo: Path
+) -> None:
+    """Under AGENT_MODE=act-pr the model commits (granted), then tries a rebase and a
+    force-push (forbidden): the commit is there, the local history and the remote are not
+    rewritten. Read in git, not from the agent's words."""
+    remote = _diverged_remote(git_repo)
+    local_before = _git(git_repo, "rev-parse", "HEAD")
+    remote_before = _git(remote, "rev-parse", "main")
+    tries = [
+        "git commit --allow-empty -m addressed",
+        "git rebase origin/main",
+        "git push --force origin main",
+    ]
+    steps: list[dict[str, Any]] = [
+        {"match": {"turn": i + 1}, "reply": {"tool_calls": [{"capability": "shell", "command": c}]}}
+        for i, c in enumerate(tries)
+    ]
+    steps.append({"match": {"turn": len(tries) + 1}, "reply": {"text": ACT_PR_TEXT}})
+    run, model = job(
+        adapter,
+        {"name": "act-pr-tries", "steps": steps, "default": {"text": ACT_PR_TEXT}},
+        agent_env={
+            "AGENT_PROMPT": "Address the review.",
+            "AGENT_MODE": "act-pr",
+            "AGENT_MODEL": "fake-model",
+            **GIT_IDENTITY,
+        },
+        home=isolated_home,
+        repo=git_repo,
+        binary=binary_for(adapter),
+    )
+    assert run.returncode == 0, run.describe()
+    result = json.loads(run.stdout)
+    assert result["intent_enforced"] is True
+    assert result["markers"]["addressed"] == "the loop now ends after three tries"
+    assert result["markers"]["report"].startswith("ADDRESSED:")
+    assert len(model.requests) > len(tries)  # every try was made
+    # granted: the commit landed on top of the local history
+    assert _git(git_repo, "log", "-1", "--format=%s") == "addressed", run.describe()
+    assert _git(git_repo, "rev-parse", "HEAD~1") == local_before, run.describe()  # no rebase
+    assert _git(remote, "rev-parse", "main") == remote_before, run.describe()  # no force-push
 
 
 @pytest.mark.timeout(300)

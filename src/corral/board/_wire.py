@@ -48,7 +48,20 @@ _GEMINI_EVENTS = {
     "SessionStart": None,
     "SessionEnd": None,
 }
-_CODEX_EVENTS = {"PreToolUse": "*", "PostToolUse": "*", "SessionStart": None, "Stop": None}
+_CODEX_EVENTS = {
+    "PreToolUse": "*",
+    "PostToolUse": "*",
+    "SessionStart": None,
+    "Stop": None,
+    "SessionEnd": None,
+}
+
+HOOK_TIMEOUT = {"claude": 5, "codex": 3, "gemini": 5000, "qwen": 5000}
+"""The hook entry's ``timeout``, in each runner's unit: seconds for Claude Code and Codex (3:
+a larger SessionEnd timeout is reported to be capped at 3 s with a start-up warning),
+**milliseconds** for Gemini CLI 0.61 and its fork Qwen Code 0.15 (both runners SIGTERM the hook's
+shell after that many ms: a ``5`` there killed the emitter before, or while, it spooled its
+event — Gemini showed "hook failed", Qwen lost an event now and then)."""
 
 ALIASES = {
     "claude": "claude",
@@ -72,9 +85,13 @@ UNOBSERVABLE = {
 """Agents whose interactive sessions cannot be observed: ``wire`` says so and changes nothing."""
 
 NOTES = {
-    "codex": "unverified: codex 0.171 fired no project hook in our check; trust the project in codex",
-    "gemini": "unverified: gemini 0.61 fired no project hook in our check; trust the folder",
+    "codex": "codex runs project hooks only once the project is trusted (its trust prompt, or "
+    "projects.<path>.trust_level in ~/.codex/config.toml) and the hooks are reviewed and trusted "
+    "in /hooks",
+    "gemini": "gemini runs project hooks only in a trusted folder (its trust dialog, "
+    "~/.gemini/trustedFolders.json, or --skip-trust); it warns once about the new hooks",
 }
+"""What a person must do before the agent runs the project's hooks (checked on the pinned CLIs)."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +123,12 @@ def canonical(agent: str) -> str:
 def emitter_command(agent: str, *, url: str, token_file: Path) -> str:
     argv = [sys.executable, str(EMITTER), agent, "--url", url]
     argv += ["--token-file", str(token_file), "--tag", TAG]
-    # The trailing redirection is load-bearing: Qwen Code 0.15.10 runs no hook command without
-    # a shell operator in it (checked by hand); every hook runner here uses a shell.
-    return " ".join(shlex.quote(a) for a in argv) + " 2>/dev/null"
+    # ``trap '' HUP``: when an agent on a terminal is ended by a signal, its SessionEnd hook can
+    # still be starting as the terminal hangs up; the hook's shell was seen dying of that SIGHUP
+    # (Qwen Code 0.15.10 on a PTY, exit status 129). An ignored signal stays ignored across exec,
+    # so the emitter starts immune to it (and ignores it itself). Every hook runner here runs
+    # the command through a POSIX shell.
+    return "trap '' HUP; " + " ".join(shlex.quote(a) for a in argv) + " 2>/dev/null"
 
 
 def _read(path: Path) -> bytes | None:
@@ -138,7 +158,7 @@ def _is_ours(entry: Any) -> bool:
 
 
 def merge_hooks(
-    settings: dict[str, Any], events: dict[str, str | None], command: str
+    settings: dict[str, Any], events: dict[str, str | None], command: str, *, timeout: int = 5
 ) -> dict[str, Any]:
     """``settings`` with our hook entry under each event (replacing an older one of ours)."""
     out = dict(settings)
@@ -150,7 +170,8 @@ def merge_hooks(
         current = hooks.get(event, [])
         if not isinstance(current, list):
             raise ConfigError(f"hooks.{event} is not a list; refusing to rewrite it")
-        entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": 5}]}
+        hook = {"type": "command", "command": command, "timeout": timeout}
+        entry: dict[str, Any] = {"hooks": [hook]}
         if matcher is not None:
             entry = {"matcher": matcher, **entry}
         hooks[event] = [e for e in current if not _is_ours(e)] + [entry]
@@ -164,11 +185,16 @@ QWEN_SETTINGS_VERSION = 4
 
 
 def _json_edit(
-    path: Path, events: dict[str, str | None], command: str, *, extra: dict[str, Any] | None = None
+    path: Path,
+    events: dict[str, str | None],
+    command: str,
+    *,
+    timeout: int,
+    extra: dict[str, Any] | None = None,
 ) -> FileEdit:
     before = _read(path)
     settings = _load_object(path, before)
-    merged = merge_hooks(settings, events, command)
+    merged = merge_hooks(settings, events, command, timeout=timeout)
     for key, value in (extra or {}).items():
         merged.setdefault(key, value)
     after = (json.dumps(merged, indent=2) + "\n").encode()
@@ -205,19 +231,25 @@ def plan(
             observable=False,
         )
     command = emitter_command(name, url=url, token_file=token)
+    timeout = HOOK_TIMEOUT.get(name, 5)
     if name == "claude":
-        edit = _json_edit(root / ".claude" / "settings.json", _CLAUDE_EVENTS, command)
+        edit = _json_edit(
+            root / ".claude" / "settings.json", _CLAUDE_EVENTS, command, timeout=timeout
+        )
     elif name == "qwen":
         edit = _json_edit(
             root / ".qwen" / "settings.json",
             _CLAUDE_EVENTS,
             command,
+            timeout=timeout,
             extra={"$version": QWEN_SETTINGS_VERSION},
         )
     elif name == "gemini":
-        edit = _json_edit(root / ".gemini" / "settings.json", _GEMINI_EVENTS, command)
+        edit = _json_edit(
+            root / ".gemini" / "settings.json", _GEMINI_EVENTS, command, timeout=timeout
+        )
     elif name == "codex":
-        edit = _json_edit(root / ".codex" / "hooks.json", _CODEX_EVENTS, command)
+        edit = _json_edit(root / ".codex" / "hooks.json", _CODEX_EVENTS, command, timeout=timeout)
     else:  # opencode
         path = root / ".opencode" / "plugin" / f"{TAG}.js"
         edit = FileEdit(path, _read(path), plugin_source(url=url, token_file=token))

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import select
+import signal
 import sys
 import time
 import urllib.request
@@ -274,6 +275,8 @@ def watch(pid: int, event: dict[str, Any], url: str, token_file: str | None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    with contextlib.suppress(AttributeError, ValueError):  # no SIGHUP on Windows; not main thread
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the agent's terminal may hang up as it exits
     agent, options = _args(sys.argv[1:] if argv is None else argv)
     url, token_file = options["url"], options.get("token-file")
     if agent == "watch":

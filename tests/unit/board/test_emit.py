@@ -144,3 +144,32 @@ async def test_the_detached_post_reaches_the_board_with_the_token(tmp_path: Path
         )
         event = message["data"]
         assert (event["kind"], event["session"]) == ("idle", "S")
+
+
+def test_a_hangup_while_the_hook_runs_does_not_kill_the_emitter() -> None:
+    """The agent's terminal may go away as the agent exits, during its SessionEnd hook."""
+    import signal
+
+    argv = [
+        sys.executable,
+        str(emit.__file__),
+        "claude",
+        "--url",
+        f"http://127.0.0.1:{_dead_port()}",
+    ]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # until main() has set its disposition
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+            ignored = int(
+                next(ln for ln in status.splitlines() if ln.startswith("SigIgn:")).split()[1], 16
+            )
+            if ignored & (1 << (signal.SIGHUP - 1)):
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGHUP)
+        out, _ = proc.communicate(json.dumps(hook("SessionEnd")), timeout=10)
+    finally:
+        proc.kill()
+    assert (proc.returncode, out) == (0, "")

@@ -40,7 +40,7 @@ def dirs(root: Path) -> list[str]:
         ),
         ("qwen", ".qwen/settings.json", {"PreToolUse", "PostToolUse", "Stop", "SessionStart"}),
         ("gemini", ".gemini/settings.json", {"BeforeTool", "AfterTool", "AfterAgent"}),
-        ("codex", ".codex/hooks.json", {"PreToolUse", "PostToolUse", "Stop"}),
+        ("codex", ".codex/hooks.json", {"PreToolUse", "PostToolUse", "Stop", "SessionEnd"}),
     ],
 )
 def test_hook_agents_keep_foreign_settings_and_restore_exactly(
@@ -74,6 +74,41 @@ def test_hook_agents_keep_foreign_settings_and_restore_exactly(
     assert [(r.path, r.action) for r in results] == [(path, "restored")]
     assert target.read_bytes() == original
     assert digest(project) == before
+
+
+@pytest.mark.parametrize(
+    ("agent", "path", "timeout"),
+    [
+        ("claude", ".claude/settings.json", 5),  # seconds
+        ("codex", ".codex/hooks.json", 3),  # seconds; Codex caps SessionEnd at 3
+        ("gemini", ".gemini/settings.json", 5000),  # milliseconds
+        ("qwen", ".qwen/settings.json", 5000),  # milliseconds (a Gemini CLI fork)
+    ],
+)
+def test_each_hook_timeout_is_in_its_runners_unit(
+    tmp_path: Path, agent: str, path: str, timeout: int
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    _wire.apply(_wire.plan(agent, project))
+    hooks = json.loads((project / path).read_text())["hooks"]
+    ours = [h for entries in hooks.values() for e in entries for h in e["hooks"]]
+    assert ours and {h["timeout"] for h in ours} == {timeout}
+
+
+def test_the_hook_command_starts_immune_to_the_terminal_hanging_up(tmp_path: Path) -> None:
+    """An ignored SIGHUP survives exec: a hook shell that is hung up on (the agent's terminal
+    going away as it exits) neither kills the emitter nor loses its event."""
+    import subprocess
+
+    command = _wire.emitter_command("claude", url="http://127.0.0.1:9", token_file=tmp_path / "t")
+    assert command.startswith("trap '' HUP; ")
+    probe = (
+        command.split("; ", 1)[0] + "; exec python3 -c 'import signal,sys; "
+        "sys.stdout.write(str(signal.getsignal(signal.SIGHUP) == signal.SIG_IGN))'"
+    )
+    out = subprocess.run(["sh", "-c", probe], capture_output=True, text=True, timeout=10)
+    assert out.stdout == "True", out
 
 
 def test_opencode_plugin_is_created_and_removed_with_its_folders(tmp_path: Path) -> None:
