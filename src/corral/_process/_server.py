@@ -18,15 +18,17 @@ import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .._redact import redact
 from ..errors import ProcessError, SpawnError
 from ._lifecycle import child_setup
-from ._sse import SseClient
 from ._transport import Direction, Tap
+
+if TYPE_CHECKING:  # httpx is imported when a server starts, not by every line driver
+    import httpx
+
+    from ._sse import SseClient
 
 REQUEST_TIMEOUT = 30.0
 """Seconds one request may take unless the caller says otherwise."""
@@ -135,6 +137,8 @@ class ServerTransport:
         except OSError as exc:
             raise SpawnError(self.argv, str(exc)) from exc
         self._drain = asyncio.create_task(self._drain_output(), name="server-output")
+        import httpx
+
         auth = httpx.BasicAuth(*self.auth) if self.auth is not None else None
         self._client = httpx.AsyncClient(auth=auth, timeout=REQUEST_TIMEOUT)
 
@@ -155,6 +159,8 @@ class ServerTransport:
     ) -> HttpReply:
         if self._client is None:
             raise RequestFailed("the server was not started")
+        import httpx
+
         slot = self._log.open()
         exchange: dict[str, Any] = {"method": method, "path": path, "body": body}
         try:
@@ -187,6 +193,8 @@ class ServerTransport:
     ) -> AsyncIterator[str]:
         if self._client is None:
             raise RequestFailed("the server was not started")
+        from ._sse import SseClient
+
         self._sse = SseClient(
             self._client,
             self.url + path,

@@ -8,6 +8,7 @@ against the one it made when the recording was made.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +235,26 @@ async def test_the_server_dying_mid_turn_ends_the_session_failed(tmp_path: Path)
         StopReason.ERROR,
         StopReason.CANCELLED,
     )
+
+
+# ── the live transport records in the order a replay needs ──
+
+
+def test_an_event_during_a_request_is_tapped_after_it() -> None:
+    from corral._process._server import _InOrder
+
+    seen: list[tuple[str, bytes]] = []
+    log = _InOrder(lambda direction, raw: seen.append((direction, raw)))
+    abort = log.open()  # the abort goes out …
+    log.add("out", b'{"type": "session.error"}')  # … the server's event arrives first …
+    other = log.open()
+    log.fill(other, {"method": "GET", "path": "/session/status", "status": 200})
+    assert seen == []  # … and waits behind the request made before it
+    log.fill(abort, {"method": "POST", "path": "/session/s/abort", "status": 200})
+    log.add("exit", b"-15")
+    assert [(d, json.loads(r).get("path", json.loads(r).get("type"))) for d, r in seen[:3]] == [
+        ("in", "/session/s/abort"),
+        ("out", "session.error"),
+        ("in", "/session/status"),
+    ]
+    assert seen[3] == ("exit", b"-15")
