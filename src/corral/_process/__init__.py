@@ -14,7 +14,7 @@ from ._jsonrpc import METHOD_NOT_FOUND, JsonRpcClient
 from ._lifecycle import ProcessId, descendants, identity, is_alive, start_time
 from ._line import DEFAULT_TRANSPORT, LineTransport, TransportFactory
 from ._server import ServerTransport
-from ._stop import StopStep, TurnMark, end_turn, reap_turn
+from ._stop import AgentProcess, StopStep, TurnMark, end_turn, reap_turn
 from ._transport import (
     DEFAULT_MAX_LINE,
     Direction,
@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_TRANSPORT",
     "METHOD_NOT_FOUND",
     "REQUEST_TIMEOUT",
+    "AgentProcess",
     "Correlator",
     "Direction",
     "HttpReply",

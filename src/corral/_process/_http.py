@@ -26,17 +26,23 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Any, Protocol, runtime_checkable
 
 from ._server import REQUEST_TIMEOUT, HttpReply, RequestFailed, ServerTransport
+from ._stop import AgentProcess
 from ._transport import Tap
 
 
 @runtime_checkable
-class HttpTransport(Protocol):
-    """What a driver may do with its agent server: start it, ask it, listen to it, end it."""
+class HttpTransport(AgentProcess, Protocol):
+    """What a driver may do with its agent server: start it, ask it, listen to it, end it
+    (``kill``: SIGTERM to its process group, ``grace`` seconds, then SIGKILL; ``pid``,
+    ``returncode`` and ``stderr_tail`` as for every :class:`~corral._process.AgentProcess`)."""
 
     argv: list[str]
     url: str
-    killed_by_us: bool
-    """True once :meth:`kill` had to end a running server (it did not exit on its own)."""
+
+    @property
+    def killed_by_us(self) -> bool:
+        """True once :meth:`kill` had to end a running server (it did not exit on its own)."""
+        ...
 
     async def start(self) -> None: ...
 
@@ -70,10 +76,6 @@ class HttpTransport(Protocol):
         """The server's exit code, once it exited and its last output was read."""
         ...
 
-    async def kill(self, grace: float = 3.0) -> int | None:
-        """End the server's process group: SIGTERM, ``grace`` seconds, then SIGKILL."""
-        ...
-
     def signal_group(self, sig: signal.Signals) -> None:
         """Signal the server's process group (the stop ladder's SIGINT step)."""
         ...
@@ -81,15 +83,6 @@ class HttpTransport(Protocol):
     async def aclose(self) -> None:
         """Release the HTTP client (after :meth:`kill`)."""
         ...
-
-    @property
-    def pid(self) -> int | None: ...
-
-    @property
-    def returncode(self) -> int | None: ...
-
-    @property
-    def stderr_tail(self) -> str: ...
 
 
 class HttpTransportFactory(Protocol):

@@ -1,11 +1,11 @@
 """A child process serving HTTP on loopback, and the client that talks to it — nothing vendor-specific.
 
-:class:`ServerTransport` is the live :class:`~corral._process.HttpTransport`: it starts the server
-in its own process group (with the parent-death signal, like every agent), drains its output into a
-bounded tail, makes requests with basic auth, reads an SSE stream through
-:class:`~corral._process._sse.SseClient`, and stops the server by PID: SIGTERM, a grace period,
-then SIGKILL (SIGINT does not always stop a server). What it taps is described in
-:mod:`corral._process._http`.
+:class:`ServerTransport` is the live :class:`~corral._process.HttpTransport`. The process is a
+:class:`~corral._process.ProcessTransport` (its own process group, the parent-death signal, killed
+at exit, stopped with SIGTERM, a grace period, then SIGKILL — SIGINT does not always stop a server —
+and the descendants that left its group with it); its stdout is drained into a bounded tail. On
+top: requests with basic auth, and an SSE stream read through
+:class:`~corral._process._sse.SseClient`. What it taps is described in :mod:`corral._process._http`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -21,9 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._redact import redact
-from ..errors import ProcessError, SpawnError
-from ._lifecycle import child_setup
-from ._transport import Direction, Tap
+from ..errors import ProcessError
+from ._transport import Direction, OverlongLine, ProcessTransport, Tap
 
 if TYPE_CHECKING:  # httpx is imported when a server starts, not by every line driver
     import httpx
@@ -46,7 +44,7 @@ class RequestFailed(ProcessError):
     """No answer came (connection refused or dropped, timeout): the exchange has no status."""
 
 
-_TAIL_CHUNKS = 200
+_TAIL_LINES = 200
 _TAIL_CHARS = 8000
 
 
@@ -94,48 +92,38 @@ class ServerTransport:
         auth: tuple[str, str] | None = None,
         tap: Tap | None = None,
     ) -> None:
-        self.argv = list(argv)
-        self.env = dict(env) if env is not None else None
-        self.cwd = cwd
+        self.process = ProcessTransport(argv, env=env, cwd=cwd)
+        self.argv = self.process.argv
         self.url = url
         self.auth = auth
-        self.killed_by_us = False
         self._log = _InOrder(tap)
-        self._proc: asyncio.subprocess.Process | None = None
-        self._output: deque[bytes] = deque(maxlen=_TAIL_CHUNKS)
+        self._output: deque[bytes] = deque(maxlen=_TAIL_LINES)
         self._drain: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
         self._sse: SseClient | None = None
         self._exit_noted = False
 
     @property
+    def killed_by_us(self) -> bool:
+        return self.process.killed_by_us
+
+    @property
     def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
+        return self.process.pid
 
     @property
     def returncode(self) -> int | None:
-        return self._proc.returncode if self._proc else None
+        return self.process.returncode
 
     @property
     def stderr_tail(self) -> str:
-        """The server's last output (stdout and stderr), with secrets redacted."""
-        text = b"".join(self._output).decode("utf-8", errors="replace")[-_TAIL_CHARS:]
-        return redact(text, self.env)
+        """The server's last output: its stdout, then its stderr, with secrets redacted."""
+        out = b"\n".join(self._output).decode("utf-8", errors="replace")
+        text = "\n".join(t for t in (out, self.process.stderr_tail) if t)
+        return redact(text[-_TAIL_CHARS:], self.process.env)
 
     async def start(self) -> None:
-        try:
-            self._proc = await asyncio.create_subprocess_exec(
-                *self.argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=child_setup,
-            )
-        except OSError as exc:
-            raise SpawnError(self.argv, str(exc)) from exc
+        await self.process.start()
         self._drain = asyncio.create_task(self._drain_output(), name="server-output")
         import httpx
 
@@ -143,9 +131,8 @@ class ServerTransport:
         self._client = httpx.AsyncClient(auth=auth, timeout=REQUEST_TIMEOUT)
 
     async def _drain_output(self) -> None:
-        assert self._proc is not None and self._proc.stdout is not None
-        while chunk := await self._proc.stdout.read(65536):
-            self._output.append(chunk)
+        async for line in self.process.lines():
+            self._output.append(line.head if isinstance(line, OverlongLine) else line)
 
     # ── requests ──
     async def request(
@@ -212,35 +199,20 @@ class ServerTransport:
 
     # ── ending ──
     async def wait(self) -> int:
-        if self._proc is None:
-            raise RuntimeError("the server was not started")
-        code = await self._proc.wait()
+        code = await self.process.wait()
         await self._finish_drain()
         self._note_exit()
         return code
 
     async def kill(self, grace: float = 3.0) -> int | None:
         """SIGTERM the process group, wait ``grace``, then SIGKILL. Idempotent."""
-        proc = self._proc
-        if proc is None:
-            return None
-        if proc.returncode is None:
-            self.killed_by_us = True
-            self._signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), grace)
-            except TimeoutError:
-                self._signal(signal.SIGKILL)
-                await proc.wait()
-        else:
-            self._signal(signal.SIGKILL)  # stragglers in its group must not outlive it
+        code = await self.process.kill(grace)
         await self._finish_drain()
         self._note_exit()
-        return proc.returncode
+        return code
 
     def signal_group(self, sig: signal.Signals) -> None:
-        if self._proc is not None and self._proc.returncode is None:
-            self._signal(sig)
+        self.process.signal_group(sig)
 
     async def aclose(self) -> None:
         self.close_events()
@@ -248,9 +220,10 @@ class ServerTransport:
             await self._client.aclose()
 
     def _note_exit(self) -> None:
-        if not self._exit_noted and self._proc is not None and self._proc.returncode is not None:
+        code = self.process.returncode
+        if not self._exit_noted and code is not None:
             self._exit_noted = True
-            self._log.add("exit", str(self._proc.returncode).encode())
+            self._log.add("exit", str(code).encode())
 
     async def _finish_drain(self) -> None:
         """Read what the process printed last (bounded: a grandchild may hold the pipe open)."""
@@ -262,14 +235,3 @@ class ServerTransport:
             self._drain.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._drain
-
-    def _signal(self, sig: signal.Signals) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            with contextlib.suppress(ProcessLookupError):
-                if proc.returncode is None:
-                    proc.send_signal(sig)
