@@ -13,6 +13,12 @@ Approvals: the session is created with a permission ruleset when ``permission_mo
 (``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
 ``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``).
 
+Transport: the server process, its HTTP requests and its ``/event`` stream come from
+``self.transport_factory`` (:class:`corral._process.HttpTransport`; live
+:class:`~corral._process.ServerTransport`, in tests :class:`corral.testing.HttpRecording`), which
+also taps them for ``corral record``. Live and replayed, every event goes to the parser's ``feed``
+and every answered exchange to its ``feed_sent``, from the same two methods here.
+
 Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
 ``resume_session_id`` and the same HOME (OpenCode keeps sessions under the XDG data dir) reuses it.
 ``corral attach`` opens OpenCode's TUI on the same server and session (see ``_opencode_attach``).
@@ -75,7 +81,7 @@ class OpenCodeAdapter(BaseAdapter):
     cli_binary = "opencode"
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds the abort gets to end the turn before corral signals the server."""
-    ready_interval: ClassVar[float] = 0.1
+    ready_interval: float = 0.1
     """Seconds between readiness probes while ``opencode serve`` boots (a replay needs none)."""
     transport_factory: HttpTransportFactory = DEFAULT_HTTP_TRANSPORT
     """Builds the server transport (a replay in tests: :meth:`corral.testing.HttpRecording.factory`)."""
