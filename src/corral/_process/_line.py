@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
+from ._stop import AgentProcess
 from ._transport import OverlongLine, ProcessTransport, Tap
 
 
 @runtime_checkable
-class LineTransport(Protocol):
-    """What a driver may do with its agent: start it, read and write lines, end it."""
+class LineTransport(AgentProcess, Protocol):
+    """What a driver may do with its agent: start it, read and write lines, end it (``kill``,
+    ``pid``, ``returncode``, ``stderr_tail``: :class:`~corral._process.AgentProcess`)."""
 
     argv: list[str]
     killed_by_us: bool
@@ -39,19 +41,6 @@ class LineTransport(Protocol):
     async def wait(self, timeout: float | None = None) -> int:
         """The exit code, waiting at most ``timeout`` seconds (``TimeoutError`` after)."""
         ...
-
-    async def kill(self, grace: float = 3.0) -> int | None:
-        """End the process (group): polite signal, ``grace`` seconds, then the hard one."""
-        ...
-
-    @property
-    def pid(self) -> int | None: ...
-
-    @property
-    def returncode(self) -> int | None: ...
-
-    @property
-    def stderr_tail(self) -> str: ...
 
 
 class TransportFactory(Protocol):

@@ -41,9 +41,9 @@ KILL_GRACE = 2.0
 
 
 class AgentProcess(Protocol):
-    """What the ladder needs of the agent: a :class:`~corral._process.LineTransport` has it, and
-    so does the OpenCode driver's server process. A ``signal_group(sig)`` method, when present,
-    is used for the SIGINT step."""
+    """An agent process, as every transport exposes it (:class:`~corral._process.LineTransport`,
+    :class:`~corral._process.HttpTransport`) and as the ladder needs it. A ``signal_group(sig)``
+    method, when present, is used for the SIGINT step."""
 
     @property
     def pid(self) -> int | None: ...
@@ -51,7 +51,14 @@ class AgentProcess(Protocol):
     @property
     def returncode(self) -> int | None: ...
 
-    async def kill(self, grace: float = 3.0) -> int | None: ...
+    @property
+    def stderr_tail(self) -> str:
+        """The process's last output (bounded), secrets redacted."""
+        ...
+
+    async def kill(self, grace: float = 3.0) -> int | None:
+        """End the process (group): polite signal, ``grace`` seconds, then the hard one."""
+        ...
 
 
 class StopStep(enum.StrEnum):

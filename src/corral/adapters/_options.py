@@ -19,25 +19,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypedDict
+from typing import Any, TypedDict, Unpack
 
 from ..errors import ConfigError
 from ..intents import ApprovalGuard, Intent, parse_allowed_commands, parse_intent
-
-OPTION_NAMES: tuple[str, ...] = (
-    "cwd",
-    "model",
-    "effort",
-    "intent",
-    "allowed_commands",
-    "binary",
-    "env",
-    "extra_args",
-    "resume_session_id",
-    "on_session_id",
-    "vendor_permission_mode",
-)
-"""Every launch option, in order."""
 
 STANDARD_OPTIONS = frozenset(
     {"cwd", "model", "binary", "resume_session_id", "on_session_id", "effort", "env", "extra_args"}
@@ -49,10 +34,9 @@ INIT_ARGUMENT: dict[str, str] = {"vendor_permission_mode": "permission_mode"}
 """Options whose adapter ``__init__`` argument is named differently."""
 
 
-class LaunchArgs(TypedDict, total=False):
-    """The standard launch options as adapter ``__init__`` keyword arguments (``**launch:
-    Unpack[LaunchArgs]``): declared here once, normalised once by
-    :meth:`corral.adapters.base.BaseAdapter.take_options`."""
+class _StandardArgs(TypedDict, total=False):
+    """The options both an adapter's ``__init__`` and :meth:`LaunchOptions.create` take, with the
+    types they accept: declared here, once, for both."""
 
     cwd: str | os.PathLike[str] | None
     model: str | None
@@ -62,7 +46,29 @@ class LaunchArgs(TypedDict, total=False):
     effort: str | None
     env: Mapping[str, str] | None
     extra_args: Iterable[str] | None
+
+
+class LaunchArgs(_StandardArgs, total=False):
+    """The standard launch options as adapter ``__init__`` keyword arguments (``**launch:
+    Unpack[LaunchArgs]``): normalised once by
+    :meth:`corral.adapters.base.BaseAdapter.take_options`."""
+
     permission_mode: str | None
+    """``vendor_permission_mode`` under its ``__init__`` name (:data:`INIT_ARGUMENT`)."""
+
+
+class CreateArgs(_StandardArgs, total=False):
+    """The keyword arguments of :meth:`LaunchOptions.create`: one per :class:`LaunchOptions`
+    field (``tests/unit/adapters/test_option_lists.py`` holds the two together)."""
+
+    intent: Intent | str | None
+    allowed_commands: str | Iterable[str] | None
+    vendor_permission_mode: str | None
+
+
+RENDERED_OPTIONS = frozenset({"intent", "allowed_commands"})
+"""Options no ``__init__`` receives as such: :func:`~corral.adapters._construct.construct` renders
+them in the vendor's words (argv, environment, settings)."""
 
 
 SOFT_OPTIONS = frozenset({"cwd", "on_session_id"})
@@ -92,29 +98,21 @@ class LaunchOptions:
     """Escape hatch: the vendor's own permission-mode word, untranslated (no intent with it)."""
 
     @classmethod
-    def create(
-        cls,
-        *,
-        cwd: str | os.PathLike[str] | None = None,
-        model: str | None = None,
-        effort: str | None = None,
-        intent: Intent | str | None = None,
-        allowed_commands: str | Iterable[str] | None = None,
-        binary: str | None = None,
-        env: Mapping[str, str] | None = None,
-        extra_args: Iterable[str] = (),
-        resume_session_id: str | None = None,
-        on_session_id: Callable[[str], None] | None = None,
-        vendor_permission_mode: str | None = None,
-    ) -> LaunchOptions:
+    def create(cls, **given: Unpack[CreateArgs]) -> LaunchOptions:
         """Normalise once: ``cwd`` absolute and existing (``ConfigError`` otherwise), the intent and
-        the allowed commands parsed, empty strings treated as not given."""
+        the allowed commands parsed, empty strings treated as not given; a name that is not an
+        option is a ``TypeError``."""
+        unknown = sorted(set(given) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(f"LaunchOptions.create() got unexpected arguments: {unknown}")
+        cwd = given.get("cwd")
         path = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
         if not os.path.isdir(path):
             raise ConfigError(f"working directory {path} does not exist or is not a directory")
+        vendor_permission_mode = given.get("vendor_permission_mode") or None
         try:
-            parsed_intent = parse_intent(intent or None)
-            commands = parse_allowed_commands(allowed_commands)
+            parsed_intent = parse_intent(given.get("intent") or None)
+            commands = parse_allowed_commands(given.get("allowed_commands"))
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         if commands and parsed_intent is None:
@@ -123,16 +121,16 @@ class LaunchOptions:
             raise ConfigError("an intent and a vendor permission mode cannot be combined")
         return cls(
             cwd=path,
-            model=model or None,
-            effort=effort or None,
+            model=given.get("model") or None,
+            effort=given.get("effort") or None,
             intent=parsed_intent,
             allowed_commands=commands,
-            binary=binary or None,
-            env=dict(env or {}),
-            extra_args=tuple(extra_args),
-            resume_session_id=resume_session_id or None,
-            on_session_id=on_session_id,
-            vendor_permission_mode=vendor_permission_mode or None,
+            binary=given.get("binary") or None,
+            env=dict(given.get("env") or {}),
+            extra_args=tuple(given.get("extra_args") or ()),
+            resume_session_id=given.get("resume_session_id") or None,
+            on_session_id=given.get("on_session_id"),
+            vendor_permission_mode=vendor_permission_mode,
         )
 
     def given(self) -> list[str]:
@@ -141,6 +139,10 @@ class LaunchOptions:
 
     def replace(self, **changes: Any) -> LaunchOptions:
         return dataclasses.replace(self, **changes)
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(LaunchOptions))
+"""Every launch option, in order: the fields of :class:`LaunchOptions`."""
 
 
 def _is_given(value: Any) -> bool:

@@ -51,7 +51,7 @@ from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
 from ._handoff import HandoffHooks
-from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchOptions
+from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchArgs, LaunchOptions
 from ._turns import check_prompt
 from ._usage import UsageTotals
 
@@ -59,17 +59,7 @@ INIT_ARGUMENT_OPTION = {arg: option for option, arg in INIT_ARGUMENT.items()}
 
 ADAPTER_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
-INIT_KWARGS = (
-    "cwd",
-    "model",
-    "binary",
-    "resume_session_id",
-    "on_session_id",
-    "effort",
-    "env",
-    "extra_args",
-    "permission_mode",
-)
+INIT_KWARGS: tuple[str, ...] = tuple(LaunchArgs.__annotations__)
 """The keyword arguments corral offers an adapter's ``__init__``; it receives those it declares.
 
 The first six are seed 003's. corral adds ``env`` (extra environment for the agent process, e.g.

@@ -13,6 +13,12 @@ Approvals: the session is created with a permission ruleset when ``permission_mo
 (``ask`` / ``allow`` / ``deny``, or Claude Code's ``default`` / ``acceptEdits`` /
 ``bypassPermissions`` / ``plan``; see ``_opencode_request.PERMISSION_MODES``).
 
+Transport: the server process, its HTTP requests and its ``/event`` stream come from
+``self.transport_factory`` (:class:`corral._process.HttpTransport`; live
+:class:`~corral._process.ServerTransport`, in tests :class:`corral.testing.HttpRecording`), which
+also taps them for ``corral record``. Live and replayed, every event goes to the parser's ``feed``
+and every answered exchange to its ``feed_sent``, from the same two methods here.
+
 Resume: the OpenCode session id goes to ``on_session_id``; a new adapter with
 ``resume_session_id`` and the same HOME (OpenCode keeps sessions under the XDG data dir) reuses it.
 ``corral attach`` opens OpenCode's TUI on the same server and session (see ``_opencode_attach``).
@@ -22,18 +28,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
-import httpx
-
-from .._process import Tap, TurnMark, end_turn
+from .._process import (
+    DEFAULT_HTTP_TRANSPORT,
+    HttpTransport,
+    HttpTransportFactory,
+    RequestFailed,
+    Tap,
+    TurnMark,
+    end_turn,
+)
 from .._process._decode import BadJson, loads
-from .._process._sse import OverlongEvent, SseClient
+from .._process._sse import OverlongEvent
 from .._process._stop import CANCEL_WAIT
 from ..errors import ProtocolError, SessionError, SpawnError
 from ..events import (
@@ -53,7 +64,7 @@ from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
-from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
+from ._opencode_server import USERNAME, build_serve_launch, free_port, new_password, wait_ready
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from ._usage import UsageTotals
@@ -61,6 +72,8 @@ from .base import Attachment, BaseAdapter
 
 READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
+STOP_GRACE = 5.0
+"""Seconds ``opencode serve`` gets to exit on SIGTERM before it is killed."""
 
 
 @store_hooks("_store_opencode")
@@ -70,6 +83,10 @@ class OpenCodeAdapter(BaseAdapter):
     cli_binary = "opencode"
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds the abort gets to end the turn before corral signals the server."""
+    ready_interval: float = 0.1
+    """Seconds between readiness probes while ``opencode serve`` boots (a replay needs none)."""
+    transport_factory: HttpTransportFactory = DEFAULT_HTTP_TRANSPORT
+    """Builds the server transport (a replay in tests: :meth:`corral.testing.HttpRecording.factory`)."""
 
     cap_image_input = True
     cap_thinking = True
@@ -106,10 +123,9 @@ class OpenCodeAdapter(BaseAdapter):
         self.attach_root = attach_root
         self.ready_deadline = ready_deadline
         self.parser = OpenCodeSseParser()
-        self.server: OpenCodeServer | None = None
+        self.server: HttpTransport | None = None
         self.version: str | None = None
-        self._client: httpx.AsyncClient | None = None
-        self._sse: SseClient | None = None
+        self._password = ""
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._connected = asyncio.Event()
@@ -131,12 +147,22 @@ class OpenCodeAdapter(BaseAdapter):
             env=env,
             extra_args=self.extra_args,
         )
-        self.server = OpenCodeServer(launch, cwd=self.cwd)
+        self._password = launch.password
+        self.server = self.transport_factory(
+            launch.argv,
+            env=launch.env,
+            cwd=self.cwd,
+            url=launch.url,
+            auth=(USERNAME, launch.password),
+            tap=self.tap,
+        )
         await self.server.start()
-        self._client = httpx.AsyncClient(auth=self.server.auth, timeout=REQUEST_TIMEOUT)
         try:
-            self.version = await self.server.wait_ready(
-                self._client, directory=self.cwd, deadline=self.ready_deadline
+            self.version = await wait_ready(
+                self.server,
+                directory=self.cwd,
+                deadline=self.ready_deadline,
+                interval=self.ready_interval,
             )
             await self._subscribe()
             await self._open_session()
@@ -158,26 +184,19 @@ class OpenCodeAdapter(BaseAdapter):
         return info
 
     async def _subscribe(self) -> None:
-        assert self.server is not None and self._client is not None
-        self._sse = SseClient(
-            self._client,
-            self.server.url + "/event",
-            params={"directory": self.cwd},
-            on_connect=self._on_connect,
-            on_error=self._on_sse_error,
-        )
-        self._tasks.append(asyncio.create_task(self._pump(self._sse), name="opencode-sse"))
+        assert self.server is not None
+        self._tasks.append(asyncio.create_task(self._pump(self.server), name="opencode-sse"))
         try:
             await asyncio.wait_for(self._connected.wait(), 30)
         except TimeoutError:
             raise SpawnError(
-                self.server.launch.argv, "the /event stream did not connect within 30s"
+                self.server.argv, "the /event stream did not connect within 30s"
             ) from None
 
     async def _on_connect(self) -> None:
         if self._connected.is_set():
             # A reconnect: whatever happened meanwhile is lost, so re-read the session status.
-            with contextlib.suppress(httpx.HTTPError, SessionError, ProtocolError):
+            with contextlib.suppress(SessionError, ProtocolError):
                 await self._request("GET", "/session/status")
         self._connected.set()
 
@@ -187,13 +206,18 @@ class OpenCodeAdapter(BaseAdapter):
         if isinstance(exc, OverlongEvent):
             self._emit([ErrorEvent(message=f"opencode sent an overlong /event frame: {exc}")])
 
-    async def _pump(self, sse: SseClient) -> None:
-        async for msg in sse:
-            self._feed_event(msg.data)
+    async def _pump(self, server: HttpTransport) -> None:
+        stream = server.events(
+            "/event",
+            params={"directory": self.cwd},
+            on_connect=self._on_connect,
+            on_error=self._on_sse_error,
+        )
+        async for data in stream:
+            self._feed_event(data)
 
     def _feed_event(self, data: str) -> None:
-        if self.tap is not None:
-            self.tap("out", data.encode())
+        """One ``/event`` data string, live or replayed, into the parser."""
         try:
             obj = loads(data)
         except BadJson:
@@ -233,9 +257,6 @@ class OpenCodeAdapter(BaseAdapter):
     async def _watch_server(self) -> None:
         assert self.server is not None
         code = await self.server.wait()
-        await self.server.drained()
-        if self.tap is not None:
-            self.tap("exit", str(code).encode())
         if self._stopping:
             return
         self._emit(self.parser.finish())
@@ -327,7 +348,7 @@ class OpenCodeAdapter(BaseAdapter):
                 session_id=self._corral_session_id,
                 agent_session_id=self._sid(),
                 url=self.server.url,
-                password=self.server.launch.password,
+                password=self._password,
                 username=USERNAME,
                 cwd=self.cwd,
                 binary=self.binary,
@@ -379,17 +400,17 @@ class OpenCodeAdapter(BaseAdapter):
         self._stopping = True
         remove_record(self._attach_path)
         self._attach_path = None
-        if self._sse is not None:
-            self._sse.close()
-        code = await self.server.stop() if self.server is not None else None
+        if self.server is not None:
+            self.server.close_events()
+        code = await self.server.kill(STOP_GRACE) if self.server is not None else None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-        if self._client is not None:
-            await self._client.aclose()
+        if self.server is not None:
+            await self.server.aclose()
         return code
 
     # ── plumbing ──
@@ -415,41 +436,29 @@ class OpenCodeAdapter(BaseAdapter):
         self._ended = True
 
     async def _request(self, method: str, path: str, body: Any = None) -> Any:
-        """One HTTP call to the server, recorded (tap) and shown to the parser."""
-        if self._client is None or self.server is None:
+        """One HTTP call to the server (tapped by the transport), shown to the parser."""
+        if self.server is None:
             raise SessionError("the OpenCode server is not running")
         started = time.monotonic()
         try:
-            resp = await asyncio.wait_for(
-                self._client.request(
-                    method,
-                    self.server.url + path,
-                    params={"directory": self.cwd},
-                    json=body if body is not None else None,
-                ),
-                REQUEST_TIMEOUT + 5,
+            reply = await self.server.request(
+                method, path, params={"directory": self.cwd}, body=body, timeout=REQUEST_TIMEOUT
             )
-        except (httpx.HTTPError, TimeoutError) as exc:
+        except RequestFailed as exc:
             raise SessionError(
-                f"{method} {path} failed after {time.monotonic() - started:.1f}s: {exc!r}"
+                f"{method} {path} failed after {time.monotonic() - started:.1f}s: {exc}"
             ) from exc
-        try:
-            payload = resp.json() if resp.content else None
-        except ValueError:
-            payload = resp.text
         exchange = {
             "method": method,
             "path": path,
             "body": body,
-            "status": resp.status_code,
-            "response": payload,
+            "status": reply.status,
+            "response": reply.payload,
         }
-        if self.tap is not None:
-            self.tap("in", json.dumps(exchange).encode())
         self._emit(self.parser.feed_sent(exchange))
-        if resp.status_code >= 400:
-            raise SessionError(f"{method} {path}: HTTP {resp.status_code}: {str(payload)[:500]}")
-        return payload
+        if reply.status >= 400:
+            raise SessionError(f"{method} {path}: HTTP {reply.status}: {str(reply.payload)[:500]}")
+        return reply.payload
 
 
 __all__ = ["OpenCodeAdapter", "permission_ruleset", "prompt_parts"]

@@ -274,7 +274,7 @@ def _argv_of(adapter: Any) -> list[str]:
     """The command line the driver started (the OpenCode server's, or pi's)."""
     server = getattr(adapter, "server", None)
     if server is not None:
-        return list(server.launch.argv)
+        return list(server.argv)
     transport = getattr(adapter, "transport", None)
     return list(transport.argv) if transport is not None else []
 

@@ -36,7 +36,7 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, TypeVar
 
 from .._process import OverlongLine, Tap
 from ..errors import ProcessError
@@ -100,6 +100,9 @@ def _with_ids(msg: Any, ids: Mapping[Any, Any]) -> Any:
 
 class ReplayTransport:
     """One recorded agent process, behind the :class:`corral._process.LineTransport` interface."""
+
+    shape_of = staticmethod(shape)
+    """What must match between what the driver sends and what the recording has."""
 
     def __init__(
         self,
@@ -230,21 +233,26 @@ class ReplayTransport:
             msg: Any = json.loads(data)
         except ValueError:
             msg = data.decode("utf-8", "replace")
-        self.written.append(msg)
         self._tap("in", data)
-        if self._next_in >= self._count("in"):
-            raise self._fail(f"the driver wrote a line the recording does not have: {msg!r}")
-        expected = self.entries[self._position("in", self._next_in)].get("line")
-        if shape(msg) != shape(expected):
-            raise self._fail(
-                f"the driver wrote {shape(msg)} where the recording has {shape(expected)}: "
-                f"{msg!r} vs {expected!r}"
-            )
+        expected = self._accept(msg)
         recorded_id, actual_id = _request_id(expected), _request_id(msg)
         if recorded_id is not None and actual_id is not None:
             self._ids[recorded_id] = actual_id
+
+    def _accept(self, msg: Any) -> Any:
+        """Check what the driver sent against the next recorded ``in`` entry; returns that entry."""
+        self.written.append(msg)
+        if self._next_in >= self._count("in"):
+            raise self._fail(f"the driver wrote a line the recording does not have: {msg!r}")
+        expected = self.entries[self._position("in", self._next_in)].get("line")
+        if self.shape_of(msg) != self.shape_of(expected):
+            raise self._fail(
+                f"the driver wrote {self.shape_of(msg)} where the recording has "
+                f"{self.shape_of(expected)}: {msg!r} vs {expected!r}"
+            )
         self._next_in += 1
         self._progress.set()
+        return expected
 
     async def close_stdin(self) -> None:
         """Like a real agent, the process then exits once it has printed its remaining lines."""
@@ -278,6 +286,9 @@ class ReplayTransport:
                 self.tap(direction, line)
 
 
+_T = TypeVar("_T", bound=ReplayTransport)
+
+
 class Recording:
     """A transcript file as a ``transport_factory``: one :class:`ReplayTransport` per process."""
 
@@ -301,7 +312,7 @@ class Recording:
         self.transports: list[ReplayTransport] = []
 
     @classmethod
-    def load(cls, path: Path | str, **options: Any) -> Recording:
+    def load(cls, path: Path | str, **options: Any) -> Self:
         return cls(transcript.read(path), **options)
 
     def sent(self, segment: int = 0) -> list[Any]:
@@ -317,17 +328,21 @@ class Recording:
         tap: Tap | None = None,
     ) -> ReplayTransport:
         """A ``transport_factory``: the next recorded process."""
+        return self._next(ReplayTransport, argv, tap)
+
+    def _next(self, kind: type[_T], argv: Sequence[str], tap: Tap | None, **extra: Any) -> _T:
         if len(self.transports) >= len(self.segments):
             message = f"the driver started process #{len(self.transports) + 1}; the recording has {len(self.segments)}"
             self.problems.append(message)
             raise ReplayDivergence(message)
-        transport = ReplayTransport(
+        transport = kind(
             self.segments[len(self.transports)],
             argv=argv,
             tap=tap,
             agent_exits=self.agent_exits,
             wait=self.wait,
             problems=self.problems,
+            **extra,
         )
         self.transports.append(transport)
         return transport

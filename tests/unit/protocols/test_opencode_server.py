@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral._process import _sse
+from corral._process import ServerTransport, _sse
 from corral._process._sse import OverlongEvent, SseClient, SseFramer, parse_sse_lines
 from corral.adapters._opencode_attach import AttachRecord, find_record, remove_record, write_record
-from corral.adapters._opencode_server import OpenCodeServer, ServeLaunch, build_serve_launch
+from corral.adapters._opencode_server import USERNAME, ServeLaunch, build_serve_launch, wait_ready
 from corral.adapters.base import Attachment
 from corral.adapters.opencode import (
     OpenCodeAdapter,
@@ -71,17 +71,15 @@ async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path:
     launch = build_serve_launch(
         binary=str(script), port=_port(), password="pw", env=dict(os.environ)
     )
-    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    server = _server(launch, tmp_path)
     await server.start()
     started = time.monotonic()
     try:
-        async with httpx.AsyncClient(auth=server.auth) as client:
-            with pytest.raises(ServerStartTimeout) as info:
-                await server.wait_ready(
-                    client, directory=str(tmp_path), deadline=2.0, probe_timeout=0.3
-                )
+        with pytest.raises(ServerStartTimeout) as info:
+            await wait_ready(server, directory=str(tmp_path), deadline=2.0, probe_timeout=0.3)
     finally:
-        await server.stop(grace=2.0)
+        await server.kill(grace=2.0)
+        await server.aclose()
     elapsed = time.monotonic() - started
     assert 2.0 <= elapsed < 5.0
     err = info.value
@@ -95,16 +93,14 @@ async def test_a_server_that_exits_is_reported_at_once(tmp_path: Path) -> None:
     launch = build_serve_launch(
         binary=str(script), port=_port(), password="pw", env=dict(os.environ)
     )
-    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    server = _server(launch, tmp_path)
     await server.start()
-    async with httpx.AsyncClient() as client:
-        with pytest.raises(ServerStartTimeout) as info:
-            await server.wait_ready(
-                client, directory=str(tmp_path), deadline=30.0, probe_timeout=0.3
-            )
+    with pytest.raises(ServerStartTimeout) as info:
+        await wait_ready(server, directory=str(tmp_path), deadline=30.0, probe_timeout=0.3)
     assert "exited with code 3" in info.value.last
     assert "boom" in info.value.stderr
-    await server.stop()
+    await server.kill()
+    await server.aclose()
 
 
 async def test_stop_kills_a_server_that_ignores_sigterm(tmp_path: Path) -> None:
@@ -113,10 +109,11 @@ async def test_stop_kills_a_server_that_ignores_sigterm(tmp_path: Path) -> None:
     launch = ServeLaunch(
         argv=[str(script)], env=dict(os.environ), url="http://127.0.0.1:9", password="x"
     )
-    server = OpenCodeServer(launch, cwd=str(tmp_path))
+    server = _server(launch, tmp_path)
     await server.start()
     await asyncio.wait_for(_printed(server, "up"), 10)
-    code = await server.stop(grace=0.5)
+    code = await server.kill(grace=0.5)
+    await server.aclose()
     assert code is not None and code < 0
 
 
@@ -133,7 +130,17 @@ async def test_adapter_start_fails_cleanly_with_a_stalled_server(tmp_path: Path)
     )
 
 
-async def _printed(server: OpenCodeServer, text: str) -> None:
+def _server(launch: ServeLaunch, cwd: Path) -> ServerTransport:
+    return ServerTransport(
+        launch.argv,
+        env=launch.env,
+        cwd=str(cwd),
+        url=launch.url,
+        auth=(USERNAME, launch.password),
+    )
+
+
+async def _printed(server: ServerTransport, text: str) -> None:
     # The stand-in has no other signal that its SIGTERM handler is installed.
     while text not in server.stderr_tail:  # noqa: ASYNC110
         await asyncio.sleep(0.05)

@@ -126,7 +126,9 @@ def test_approval_allow_once() -> None:
     (resolved,) = of(events, ApprovalResolved)
     assert resolved.decision is ApprovalDecision.ALLOW
     assert of(events, ToolCallCompleted)[0].call_id == ask.call_id
-    created = [x for x in sent("approval-allow") if x["path"] == "/session"]
+    created = [
+        x for x in sent("approval-allow") if (x["method"], x["path"]) == ("POST", "/session")
+    ]
     assert created[0]["body"]["permission"] == [
         {"permission": "*", "pattern": "*", "action": "ask"}
     ]
