@@ -1,7 +1,10 @@
 """``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
 
-See :mod:`corral.testing._recorder` for the file layout. ``--all`` records every scenario the agent's
-capabilities allow. Exit codes: 0 recorded · 1 the run failed · 2 bad usage · 4 unknown agent.
+See :mod:`corral.testing._recorder` for the file layout. ``all`` records every scenario the agent's
+capabilities allow. SCENARIO is a name of the one catalogue (:mod:`corral.testing._catalogue`); a
+retired name (``cancel``, ``image``, ``api-error``, …) is refused with the name that replaced it.
+Exit codes: 0 recorded · 1 the run failed · 2 bad usage (unknown or retired scenario) · 4 unknown
+agent.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ def register(root: typer.Typer) -> None:
     @root.command("record")
     def record(
         agent: str = typer.Argument(..., help="Adapter id (claude-code, qwen, codex, gemini, …)."),
-        scenario: str = typer.Argument(..., help="Scenario name, or 'all'."),
+        scenario: str = typer.Argument(
+            ..., help="Scenario name (see docs/testing.md, 'One scenario catalogue'), or 'all'."
+        ),
         out: Path = _OUT_OPTION,
         binary: str | None = typer.Option(
             None, "--binary", help="CLI executable (default: the pinned one)."
@@ -33,8 +38,10 @@ def register(root: typer.Typer) -> None:
         from ..registry import Registry
         from ..testing import _record_ocpi, _record_targets
         from ..testing._agent_scenarios import SCENARIOS
+        from ..testing._catalogue import scenario_name
         from ..testing._recorder import record as record_one
 
+        scenario = scenario_name(scenario)
         cls = Registry().resolve(agent)
         if cls.agent_id in ("opencode", "pi") and _record_ocpi.scenario_names(agent, scenario):
             # The OpenCode-server / Pi-RPC recorder scenarios (parser fixtures of those drivers).

@@ -206,10 +206,10 @@ SCENARIOS: dict[str, AgentScenario] = {
             requires=("interact",),
         ),
         AgentScenario(
-            name="cancel",
+            name="cancel-mid-turn",
             description="A slow answer is interrupted mid-turn; the next prompt still works.",
             model={
-                "name": "cancel",
+                "name": "cancel-mid-turn",
                 "steps": [{"match": {"user_text_contains": "slow"}, "reply": _slow()}],
                 "default": {"text": "Quick answer."},
             },
@@ -248,9 +248,9 @@ SCENARIOS: dict[str, AgentScenario] = {
             requires=("input_during_turn",),
         ),
         AgentScenario(
-            name="image",
+            name="image-input",
             description="A prompt with a PNG attachment.",
-            model={"name": "image", "default": {"text": "I see a red square."}},
+            model={"name": "image-input", "default": {"text": "I see a red square."}},
             drive=drive_image,
             requires=("image_input",),
         ),
@@ -293,10 +293,10 @@ SCENARIOS: dict[str, AgentScenario] = {
             requires=("subagents",),
         ),
         AgentScenario(
-            name="api-error",
+            name="error-400",
             description="The model endpoint refuses the request (400, not retried); the turn fails.",
             model={
-                "name": "api-error",
+                "name": "error-400",
                 "default": {
                     "error": {"kind": "bad_request", "message": "fake-model refuses this request"}
                 },

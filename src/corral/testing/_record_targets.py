@@ -87,7 +87,7 @@ async def record(agent: str, scenario: str, out: Path = DEFAULT_OUT) -> Path:
         "agent": agent,
         "version": version,
         "scenario": scenario,
-        "script": SCENARIOS[scenario].script,
+        "script": target.script_for(SCENARIOS[scenario]),
         "argv": argvs,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "outcome": result.outcome.value,

@@ -45,13 +45,13 @@ SCENARIOS_BOTH = [
     "tool-write",
     "approval-allow",
     "approval-deny",
-    "cancel",
+    "cancel-mid-turn",
     "follow-up",
     "input-during-turn",
-    "image",
+    "image-input",
     "usage",
     "thinking",
-    "api-error",
+    "error-400",
 ]
 SCENARIOS_CLAUDE_ONLY = ["question", "subagent"]
 
@@ -160,7 +160,7 @@ def test_question_is_asked_and_answered() -> None:
 
 @pytest.mark.parametrize("cli", BOTH)
 def test_cancel_ends_the_turn_cancelled_and_the_next_turn_works(cli: str) -> None:
-    events = replay(f"{cli}/cancel.jsonl")
+    events = replay(f"{cli}/cancel-mid-turn.jsonl")
     first, second = turns(events)
     assert first.stop_reason is StopReason.CANCELLED
     assert second.stop_reason is StopReason.END_TURN
@@ -183,20 +183,20 @@ def test_input_during_turn_is_answered(cli: str) -> None:
 
 
 def test_image_prompt_is_sent_as_a_content_block() -> None:
-    blocks = _sent_user(f"{CLAUDE}/image.jsonl")[0]["message"]["content"]
+    blocks = _sent_user(f"{CLAUDE}/image-input.jsonl")[0]["message"]["content"]
     assert [b["type"] for b in blocks] == ["text", "image"]
     assert blocks[1]["source"]["media_type"] == "image/png"
-    assert turns(replay(f"{CLAUDE}/image.jsonl"))[-1].result_text == "I see a red square."
+    assert turns(replay(f"{CLAUDE}/image-input.jsonl"))[-1].result_text == "I see a red square."
 
 
 def test_qwen_image_prompt_references_a_file() -> None:
     # Qwen Code's stream-json input keeps only text blocks; the image goes as an @file reference.
-    blocks = _sent_user(f"{QWEN}/image.jsonl")[0]["message"]["content"]
+    blocks = _sent_user(f"{QWEN}/image-input.jsonl")[0]["message"]["content"]
     assert [b["type"] for b in blocks] == ["text"]
     assert blocks[0]["text"].startswith("What is in this image?")
     assert blocks[0]["text"].rstrip().endswith("red.png")
     assert "\n@/" in blocks[0]["text"]
-    assert turns(replay(f"{QWEN}/image.jsonl"))[-1].result_text == "I see a red square."
+    assert turns(replay(f"{QWEN}/image-input.jsonl"))[-1].result_text == "I see a red square."
 
 
 def _sent_user(rel: str) -> list[dict[str, Any]]:
@@ -221,7 +221,7 @@ def test_usage_is_reported_per_turn(cli: str) -> None:
 @pytest.mark.parametrize("cli", BOTH)
 def test_api_error_fails_the_turn(cli: str) -> None:
     # Claude says is_error; Qwen Code answers "[API Error: …]" in a "success" result.
-    events = replay(f"{cli}/api-error.jsonl")
+    events = replay(f"{cli}/error-400.jsonl")
     (turn,) = turns(events)
     assert turn.stop_reason is StopReason.ERROR
     assert turn.error is not None and "fake-model refuses this request" in turn.error

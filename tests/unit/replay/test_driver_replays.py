@@ -109,6 +109,8 @@ APPROVALS = [
     ("gemini/0.61.0/approval-deny", ApprovalDecision.DENY),
     ("qwen-acp/0.15.10/approval-deny", ApprovalDecision.DENY),
     ("opencode-acp/1.18.33/approval-deny", ApprovalDecision.DENY),
+    ("hermes/0.19.0/approval-allow", ApprovalDecision.ALLOW),  # hermes asks before an edit
+    ("hermes/0.19.0/approval-deny", ApprovalDecision.DENY),
     ("codex/0.171.0/approval-allow", ApprovalDecision.ALLOW),
     ("codex/0.171.0/approval-deny", ApprovalDecision.DENY),
     ("codex/0.171.0/file-change-allow", ApprovalDecision.ALLOW),
@@ -132,13 +134,14 @@ async def test_approvals(fixture: str, decision: ApprovalDecision, tmp_path: Pat
 # ── cancel: the interrupt goes out, the turn ends cancelled, the next turn runs ──
 
 CANCELS = [
-    "claude/2.1.197/cancel",
-    "qwen/0.15.10/cancel",
+    "claude/2.1.197/cancel-mid-turn",
+    "qwen/0.15.10/cancel-mid-turn",
     "gemini/0.61.0/cancel-mid-turn",
     "qwen-acp/0.15.10/cancel-mid-turn",
     "hermes/0.19.0/cancel-mid-turn",
+    "opencode-acp/1.18.33/cancel-mid-turn",
     "codex/0.171.0/cancel-mid-turn",
-    "pi/0.73.1/cancel",
+    "pi/0.73.1/cancel-mid-turn",
 ]
 
 
@@ -159,7 +162,7 @@ DURING = [
     "claude/2.1.197/input-during-turn",
     "qwen/0.15.10/input-during-turn",
     "codex/0.171.0/input-during-turn",
-    "pi/0.73.1/prompt-during-turn",
+    "pi/0.73.1/input-during-turn",
 ]
 
 
@@ -294,23 +297,30 @@ async def test_a_prompt_the_recording_lacks_is_a_divergence(tmp_path: Path) -> N
 # ── codex exec: one process per turn, the prompt in argv ──
 
 
-@pytest.mark.parametrize("scenario", ["exec-text", "exec-error-429"])
-async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
-    recording = Recording.load(ROOT / "codex/0.171.0" / f"{scenario}.jsonl")
+async def _exec_turn(recording: Recording, tmp_path: Path) -> list[Event]:
+    """One ``codex exec`` turn through the real driver, then stop: every event up to SessionEnded."""
     adapter = CodexExecAdapter(cwd=str(tmp_path), binary="codex")
     adapter.transport_factory = recording.factory
     await adapter.start("s")
     await adapter.send("Say hello.")
     events: list[Event] = []
 
-    async def turn() -> None:
+    async def collect(until: type[Any]) -> None:
         async for event in iter_events(adapter):
             events.append(event)
-            if isinstance(event, TurnCompleted):
+            if isinstance(event, until):
                 return
 
-    await asyncio.wait_for(turn(), 15)
+    await asyncio.wait_for(collect(TurnCompleted), 15)
     await adapter.stop()
+    await asyncio.wait_for(collect(SessionEnded), 5)
+    return events
+
+
+@pytest.mark.parametrize("scenario", ["exec-text", "exec-error-429"])
+async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
+    recording = Recording.load(ROOT / "codex/0.171.0" / f"{scenario}.jsonl")
+    events = await _exec_turn(recording, tmp_path)
     recording.check()
     assert recording.transports[0].argv[-1] == "Say hello." or "Say hello." in " ".join(
         recording.transports[0].argv
@@ -318,3 +328,22 @@ async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
     # the 429 is retried by codex and the turn still completes; the retry is reported on the way
     assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
     assert ("429 Too Many Requests" in repr(events)) is (scenario == "exec-error-429")
+    # end of session: the turn's process exited 0 on its own, stop() ends the session completed
+    assert ended(events).reason is EndReason.COMPLETED
+
+
+async def test_codex_exec_process_dying_mid_turn_fails_the_turn(tmp_path: Path) -> None:
+    """exec runs one process per turn: one that dies mid-turn fails that turn, not the session."""
+    entries = [
+        json.loads(line)
+        for line in (ROOT / "codex/0.171.0/exec-text.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    head = [e for e in entries if e["dir"] == "out"][:3]  # up to turn.started, no message yet
+    recording = Recording([*head, {"dir": "exit", "code": 1}], agent_exits=True)
+    events = await _exec_turn(recording, tmp_path)
+    assert recording.problems == []
+    [turn] = of(events, TurnCompleted)
+    assert turn.stop_reason is StopReason.ERROR
+    assert "exited with code 1 before the turn completed" in (turn.error or "")
+    assert ended(events).reason is EndReason.COMPLETED

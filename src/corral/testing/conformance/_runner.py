@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .._catalogue import RETIRED
 from ._context import Context
 from ._scenarios import SCENARIOS, ConformanceScenario
 from ._session import ScenarioFailure
@@ -80,7 +81,7 @@ async def run_scenario(
     started = time.monotonic()
     try:
         workspace = make_workspace(tmp)
-        server.set_scenario({"name": scenario.name, **scenario.script})
+        server.set_scenario({"name": scenario.name, **target.script_for(scenario)})
         clear = getattr(server.requests, "clear", None)
         if clear is not None:
             clear()
@@ -112,6 +113,9 @@ async def run_conformance(
 ) -> list[ScenarioResult]:
     """Run the named scenarios (all by default) against every target; one server for the run."""
     names = list(scenarios) if scenarios is not None else list(SCENARIOS)
+    retired = [f"{n!r} is now {RETIRED[n]!r}" for n in names if n in RETIRED]
+    if retired:
+        raise ValueError(f"retired conformance scenario name(s): {', '.join(retired)}")
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise ValueError(f"unknown conformance scenario(s): {', '.join(unknown)}")
