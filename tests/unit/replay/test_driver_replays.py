@@ -107,7 +107,9 @@ APPROVALS = [
     ("qwen/0.15.10/approval-deny", ApprovalDecision.DENY),
     ("gemini/0.61.0/approval-allow", ApprovalDecision.ALLOW),
     ("gemini/0.61.0/approval-deny", ApprovalDecision.DENY),
+    ("qwen-acp/0.15.10/approval-allow", ApprovalDecision.ALLOW),
     ("qwen-acp/0.15.10/approval-deny", ApprovalDecision.DENY),
+    ("opencode-acp/1.18.33/approval-allow", ApprovalDecision.ALLOW),
     ("opencode-acp/1.18.33/approval-deny", ApprovalDecision.DENY),
     ("hermes/0.19.0/approval-allow", ApprovalDecision.ALLOW),  # hermes asks before an edit
     ("hermes/0.19.0/approval-deny", ApprovalDecision.DENY),
