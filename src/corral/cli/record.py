@@ -1,7 +1,7 @@
 """``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
 
-See :mod:`corral.testing._recorder` for the file layout. ``all`` records every scenario the agent's
-capabilities allow. SCENARIO is a name of the one catalogue (:mod:`corral.testing._catalogue`); a
+See :mod:`corral.testing._record_targets` for the file layout. ``all`` records every scenario the
+agent's target can run. SCENARIO is a name of the one catalogue (:mod:`corral.testing._catalogue`); a
 retired name (``cancel``, ``image``, ``api-error``, …) is refused with the name that replaced it.
 Exit codes: 0 recorded · 1 the run failed · 2 bad usage (unknown or retired scenario) · 4 unknown
 agent.
@@ -37,38 +37,25 @@ def register(root: typer.Typer) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
         from ..registry import Registry
         from ..testing import _record_ocpi, _record_targets
-        from ..testing._agent_scenarios import SCENARIOS
         from ..testing._catalogue import scenario_name
-        from ..testing._recorder import record as record_one
 
         scenario = scenario_name(scenario)
         cls = Registry().resolve(agent)
         if cls.agent_id in ("opencode", "pi") and _record_ocpi.scenario_names(agent, scenario):
             # The OpenCode-server / Pi-RPC recorder scenarios (parser fixtures of those drivers).
+            if binary is not None:
+                raise ConfigError(f"--binary is not supported when recording {agent}")
             for name in _record_ocpi.scenario_names(agent, scenario):
                 console.print(f"recorded {asyncio.run(_record_ocpi.record(agent, name, out))}")
             return
-        if cls.agent_id not in ("claude-code", "qwen"):
-            # Every other driver records conformance scenarios through its target's transport tap.
-            failed = False
-            for name in _record_targets.scenario_names(agent, scenario):
-                try:
-                    path = asyncio.run(_record_targets.record(agent, name, out))
-                except ConfigError as exc:
-                    err_console.print(f"not recorded: {exc}")
-                    failed = True
-                    continue
-                console.print(f"recorded {path}")
-            raise typer.Exit(1 if failed else 0)
-        names = list(SCENARIOS) if scenario == "all" else [scenario]
-        for name in names:
-            missing = (
-                [c for c in SCENARIOS[name].requires if not getattr(cls, f"cap_{c}")]
-                if name in SCENARIOS
-                else []
-            )
-            if missing:
-                err_console.print(f"skip {name}: {agent} lacks {', '.join(missing)}")
+        # Every other driver records its conformance scenarios through its target's transport tap.
+        failed = False
+        for name in _record_targets.scenario_names(cls.agent_id, scenario):
+            try:
+                path = asyncio.run(_record_targets.record(cls.agent_id, name, out, binary=binary))
+            except ConfigError as exc:
+                err_console.print(f"not recorded: {exc}")
+                failed = True
                 continue
-            path = asyncio.run(record_one(cls, name, out, binary=binary))
             console.print(f"recorded {path}")
+        raise typer.Exit(1 if failed else 0)

@@ -12,9 +12,9 @@ import pytest
 from corral.cli import build_app
 from corral.cli._common import run_guarded
 from corral.errors import ConfigError
-from corral.testing import _agent_scenarios, _record_ocpi
+from corral.testing import _record_ocpi
 from corral.testing._catalogue import CATALOGUE, RETIRED, scenario_name
-from corral.testing.conformance import SCENARIOS, run_conformance
+from corral.testing.conformance import SCENARIOS, run_conformance, scenario_names
 
 TESTS = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = TESTS / "fixtures" / "transcripts"
@@ -40,15 +40,11 @@ def test_every_suite_and_recorder_uses_catalogue_names() -> None:
     extras = _codex_extras()
     users = {
         "conformance": set(SCENARIOS),
-        "stream-json recorder": set(_agent_scenarios.SCENARIOS),
         "opencode/pi recorder": set(_record_ocpi.SCENARIOS),
         "codex extras": set(extras.EXTRA_SCENARIOS) | set(extras.FILE_CHANGE_SCENARIOS),
     }
     for user, names in users.items():
         assert names <= set(CATALOGUE), f"{user}: {sorted(names - set(CATALOGUE))}"
-    # the model scripts inside the recorders carry the same name as the scenario
-    for name, scenario in _agent_scenarios.SCENARIOS.items():
-        assert scenario.model["name"] == name
 
 
 def test_every_fixture_is_named_after_a_catalogue_scenario() -> None:
@@ -88,11 +84,18 @@ def test_the_cli_refuses_retired_names(
 def test_conformance_refuses_a_scenario_outside_the_suite(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "argv", ["corral", "conformance", "claude", "-s", "thinking"])
+    monkeypatch.setattr(sys, "argv", ["corral", "conformance", "claude", "-s", "todo"])
     assert run_guarded(build_app()) == 2
-    assert "'thinking' is no conformance scenario" in " ".join(capsys.readouterr().err.split())
+    assert "'todo' is no conformance scenario" in " ".join(capsys.readouterr().err.split())
 
 
 async def test_run_conformance_refuses_retired_names() -> None:
     with pytest.raises(ValueError, match="'image' is now 'image-input'"):
         await run_conformance([], ["image"])
+
+
+def test_protocol_scenarios_run_only_when_named() -> None:
+    protocol = {name for name, s in SCENARIOS.items() if not s.suite}
+    assert protocol == {"thinking", "subagent", "error-400"}
+    assert not protocol & set(scenario_names())  # `corral conformance` without -s skips them
+    assert set(scenario_names()) | protocol == set(SCENARIOS)

@@ -178,13 +178,15 @@ def register(spec: TargetSpec) -> None:
     SPECS[spec.agent] = spec
 
 
-def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
-    """A ``Target`` whose adapters run the pinned CLI against a given base URL."""
+def build_target(
+    spec: TargetSpec, registry: Registry | None = None, *, binary: str | None = None
+) -> Target:
+    """A ``Target`` whose adapters run the pinned CLI (or ``binary``) against a given base URL."""
     from ...agents import locate
     from ...redirect import redirect_for
 
     cls = (registry or Registry()).resolve(spec.adapter)
-    binary = locate(spec.redirect)
+    binary = binary or (str(found) if (found := locate(spec.redirect)) else None)
 
     def make_adapter(*, base_url: str, home: Path, cwd: Path, **init: Any) -> BaseAdapter:
         red = redirect_for(
@@ -196,7 +198,7 @@ def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
             cls,
             cwd=str(cwd),
             model=init.pop("model", FAKE_MODEL),
-            binary=str(binary) if binary else None,
+            binary=binary,
             env=dict(red.env),
             extra_args=extra_args,
             **init,
