@@ -31,8 +31,10 @@ sys.path.insert(0, str(REPO / "src"))
 from corral import agents  # noqa: E402
 from corral._version import __version__  # noqa: E402
 from corral.adapters.base import BaseAdapter, parse_version  # noqa: E402
+from corral.errors import ConfigError  # noqa: E402
 from corral.testing import FakeModelServer  # noqa: E402
 from corral.testing import _transcript as transcript  # noqa: E402
+from corral.testing._catalogue import scenario_name  # noqa: E402
 from corral.testing._transcript import Tape  # noqa: E402
 from corral.testing.conformance._runner import run_scenario  # noqa: E402
 from corral.testing.conformance._scenarios import SCENARIOS  # noqa: E402
@@ -43,6 +45,7 @@ sys.path.insert(0, str(REPO / "tests" / "realcli"))
 from codex_extra_scenarios import (  # noqa: E402
     EXTRA_SCENARIOS,
     FILE_CHANGE_SCENARIOS,
+    extra_target,
     with_catalog,
     write_catalog,
 )
@@ -74,11 +77,11 @@ MODES = {
         "codex",
         "",
         [
-            "command-output",
+            "shell-output",
             "subagent",
-            "reasoning",
-            "turn-failed",
-            "question-enabled",
+            "thinking",
+            "error-400",
+            "question",
             "interrupt-during-approval",
             "approval-always",
         ],
@@ -110,6 +113,7 @@ def tapped(target: Target, recording: Recording) -> Target:
         unsupported=target.unsupported,
         turn_timeout=target.turn_timeout,
         extra=target.extra,
+        scripts=target.scripts,
     )
 
 
@@ -158,6 +162,7 @@ async def record(mode: str, names: list[str], version: str, out: Path) -> int:
         target = with_catalog(target, write_catalog(Path(catalog_dir.name) / "models.json"))
         scenarios = dict(FILE_CHANGE_SCENARIOS)
     elif mode == "extra":
+        target = extra_target(target)
         scenarios = dict(EXTRA_SCENARIOS)
     failures = 0
     async with FakeModelServer() as server:
@@ -184,7 +189,7 @@ async def record(mode: str, names: list[str], version: str, out: Path) -> int:
                     "mode": mode,
                     "adapter": target.adapter_class.__name__,
                     "scenario": name,
-                    "script": scenarios[name].script,
+                    "script": target.script_for(scenarios[name]),
                     "argv": recording.argvs,
                     "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
                     "corral_version": __version__,
@@ -203,6 +208,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
+    try:  # one catalogue: a retired name is refused with the name that replaced it
+        args.scenarios = [scenario_name(name) for name in args.scenarios]
+    except ConfigError as exc:
+        sys.exit(f"error: {exc}")
     binary = agents.locate("codex")
     if binary is None:
         sys.exit("codex is not installed: corral agents install codex")

@@ -28,8 +28,7 @@ from corral.events import (
 )
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
-from corral.testing._agent_scenarios import SCENARIOS
-from corral.testing.conformance import LiveSession
+from corral.testing.conformance import SCENARIOS, LiveSession
 
 MODEL = "fake-model"
 CORRAL = str(Path(sys.executable).with_name("corral"))
@@ -70,7 +69,7 @@ AdapterFactory = Callable[..., BaseAdapter]
 
 
 async def case_thinking(env: Env) -> None:
-    env.server.set_scenario(SCENARIOS["thinking"].model)
+    env.server.set_scenario({"name": "thinking", **SCENARIOS["thinking"].script})
     d = LiveSession(env.adapter())
     await d.start()
     try:
@@ -83,7 +82,7 @@ async def case_thinking(env: Env) -> None:
 
 
 async def case_subagent(env: Env) -> None:
-    env.server.set_scenario(SCENARIOS["subagent"].model)
+    env.server.set_scenario({"name": "subagent", **SCENARIOS["subagent"].script})
     d = LiveSession(env.adapter())
     await d.start()
     try:
@@ -130,7 +129,7 @@ async def case_allow_always(env: Env) -> None:
 
 async def case_set_model_and_mode(env: Env) -> None:
     """Runtime switches: the next model request names the new model; acceptEdits skips approvals."""
-    env.server.set_scenario(SCENARIOS["tool-write"].model)
+    env.server.set_scenario({"name": "tool-write", **SCENARIOS["tool-write"].script})
     adapter = env.adapter()
     d = LiveSession(adapter)  # no approval policy: an approval request would stall the turn
     await d.start()
@@ -143,7 +142,7 @@ async def case_set_model_and_mode(env: Env) -> None:
         await d.finish()
     assert turn.end is not None and turn.end.stop_reason is StopReason.END_TURN
     assert d.of_type(ApprovalRequested) == []
-    assert (env.repo / "hello.txt").read_text() == "hi\n"
+    assert (env.repo / "hello.txt").read_text() == "hi"
     models = {r.model for r in env.server.requests.main()}
     assert "fake-model-2" in models
 

@@ -15,6 +15,7 @@ Used by tests/realcli/test_codex_extra.py and scripts/record_codex.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -143,7 +144,7 @@ async def command_output(ctx: Context) -> None:
 
 
 COMMAND_OUTPUT = ConformanceScenario(
-    "command-output",
+    "shell-output",
     "a slow command's output streams",
     command_output,
     _script(_tool_step("shell", command=STREAMING_COMMAND)),
@@ -219,7 +220,7 @@ async def reasoning(ctx: Context) -> None:
 
 
 REASONING = ConformanceScenario(
-    "reasoning",
+    "thinking",
     "reasoning summaries are surfaced",
     reasoning,
     _script(
@@ -248,7 +249,7 @@ async def turn_failed(ctx: Context) -> None:
 
 
 TURN_FAILED = ConformanceScenario(
-    "turn-failed",
+    "error-400",
     "a rejected request fails the turn, the session goes on",
     turn_failed,
     _script(
@@ -286,7 +287,7 @@ async def question_enabled(ctx: Context) -> None:
 
 
 QUESTION = ConformanceScenario(
-    "question-enabled",
+    "question",
     "request_user_input with the feature enabled",
     question_enabled,
     _script(
@@ -365,6 +366,14 @@ APPROVAL_ALWAYS = ConformanceScenario(
     ),
     "permissions",
 )
+
+
+def extra_target(target: Target) -> Target:
+    """The codex target for :data:`EXTRA_SCENARIOS`: their ``question`` enables the feature that
+    codex's shared target lacks, so it is no longer unsupported there."""
+    unsupported = {k: v for k, v in target.unsupported.items() if k != "question"}
+    return dataclasses.replace(target, unsupported=unsupported)
+
 
 EXTRA_SCENARIOS = {
     s.name: s

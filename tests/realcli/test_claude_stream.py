@@ -17,7 +17,7 @@ from _stream_json_cases import Env, envelopes
 
 from corral.adapters.claude import ClaudeAdapter
 from corral.testing import FakeModelServer
-from corral.testing._recorder import record
+from corral.testing._record_targets import record
 from corral.testing.conformance import SCENARIOS, Outcome
 from corral.testing.conformance import run_scenario as run_conformance_scenario
 from corral.testing.conformance._targets import SPECS, build_target
@@ -69,7 +69,7 @@ async def test_recorder_writes_a_replayable_transcript(
     tmp_path: Path, agent_bin: Callable[[str], Path]
 ) -> None:
     binary = agent_bin(AGENT)
-    path = await record(ClaudeAdapter, "tool-write", tmp_path, binary=str(binary))
+    path = await record("claude-code", "tool-write", tmp_path, binary=str(binary))
     assert path == tmp_path / "claude" / "2.1.197" / "tool-write.jsonl"
     meta = json.loads(path.with_suffix(".meta.json").read_text())
     assert meta["version"] == "2.1.197" and meta["scenario"] == "tool-write"

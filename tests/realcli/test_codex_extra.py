@@ -18,6 +18,7 @@ import pytest
 from codex_extra_scenarios import (
     EXTRA_SCENARIOS,
     FILE_CHANGE_SCENARIOS,
+    extra_target,
     with_catalog,
     write_catalog,
 )
@@ -54,7 +55,7 @@ async def test_file_change_approvals(agent_bin: Callable[[str], Path], tmp_path:
 async def test_extra_scenarios(agent_bin: Callable[[str], Path]) -> None:
     """Sub-agents, reasoning, a failed turn, streamed command output (codex_extra_scenarios)."""
     agent_bin("codex")
-    target = build_target(SPECS["codex"])
+    target = extra_target(build_target(SPECS["codex"]))
     async with FakeModelServer() as server:
         for name, scenario in EXTRA_SCENARIOS.items():
             result = await run_scenario(target, scenario, server)

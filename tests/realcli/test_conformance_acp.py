@@ -19,7 +19,7 @@ AGENTS = [
     ("gemini", "gemini", 240),
     ("qwen-acp", "qwen", 240),
     ("opencode-acp", "opencode", 300),
-    ("hermes", "hermes", 300),
+    ("hermes", "hermes", 360),  # + approval-allow/-deny (edits) since hermes declares permissions
 ]
 
 

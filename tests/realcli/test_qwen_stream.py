@@ -18,8 +18,7 @@ from corral.adapters.qwen import QwenAdapter
 from corral.errors import UnsupportedOperation
 from corral.events import QuestionAsked
 from corral.testing import FakeModelServer
-from corral.testing._agent_scenarios import SCENARIOS as RECORDED
-from corral.testing._recorder import record
+from corral.testing._record_targets import record
 from corral.testing.conformance import SCENARIOS, LiveSession, Outcome
 from corral.testing.conformance import run_scenario as run_conformance_scenario
 from corral.testing.conformance._targets import SPECS, build_target
@@ -120,8 +119,8 @@ async def test_recorder_writes_a_replayable_transcript(
     tmp_path: Path, agent_bin: Callable[[str], Path]
 ) -> None:
     binary = agent_bin(AGENT)
-    path = await record(QwenAdapter, "text", tmp_path, binary=str(binary))
+    path = await record("qwen", "text", tmp_path, binary=str(binary))
     assert path == tmp_path / "qwen" / "0.15.10" / "text.jsonl"
     meta = json.loads(path.with_suffix(".meta.json").read_text())
-    assert meta["argv_extra"] == ["--auth-type", "openai"]
-    assert meta["model_scenario"] == RECORDED["text"].model
+    assert meta["argv"][0][-2:] == ["--auth-type", "openai"]
+    assert meta["script"] == SCENARIOS["text"].script

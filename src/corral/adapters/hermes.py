@@ -25,6 +25,9 @@ class HermesAdapter(AcpAdapter):
     the model): corral restarts it and resumes the session (``session/load``)."""
 
     cap_image_input = True
+    cap_permissions = True
+    """Hermes asks over ACP before it edits a file and before a command its danger patterns flag
+    (harmless commands run unasked); the conformance approvals use an edit on this target."""
     cap_cancel = True
     cap_resume = True
     # cap_terminal stays False: corral serves ACP terminal/* (tested with a stand-in agent), but

@@ -28,13 +28,21 @@ def register(root: typer.Typer) -> None:
         The results are also recorded per agent and CLI version in the corral home (the web
         app's settings page shows them). Exit code 1 when a scenario fails or an agent is missing.
         """
+        from ..errors import ConfigError
+        from ..testing._catalogue import scenario_name
         from ..testing.conformance import (
+            SCENARIOS,
             Outcome,
             builtin_targets,
             compatibility_markdown,
             run_conformance,
         )
 
+        for name in scenario or ():
+            if scenario_name(name) not in SCENARIOS:  # a retired name raises, naming the new one
+                raise ConfigError(
+                    f"{name!r} is no conformance scenario (one of {', '.join(SCENARIOS)})"
+                )
         targets, missing = builtin_targets(list(agents) if agents else None)
         for name, why in missing.items():
             err_console.print(f"[yellow]{name}[/]: {why}")

@@ -221,17 +221,17 @@ SCENARIOS: dict[str, RecScenario] = {
         _script(default={"thinking": "Let me think about it.", "text": "Hello.", "chunks": 2}),
         _simple("Think, then say hello."),
     ),
-    "cancel": RecScenario(
+    "cancel-mid-turn": RecScenario(
         "a streaming turn interrupted",
         _script({"match": {"turn": 1}, "times": 1, "reply": _SLOW}),
         _cancel,
     ),
-    "prompt-during-turn": RecScenario(
+    "input-during-turn": RecScenario(
         "a second prompt sent while the first streams",
         _script({"match": {"turn": 1}, "times": 1, "reply": {**_SLOW, "chunks": 12}}),
         _during,
     ),
-    "image": RecScenario(
+    "image-input": RecScenario(
         "a prompt with an image attachment",
         _script(),
         _simple(
@@ -239,7 +239,7 @@ SCENARIOS: dict[str, RecScenario] = {
             [Attachment(data=PNG_1PX, media_type="image/png", name="pixel.png")],
         ),
     ),
-    "rate-limit": RecScenario(
+    "error-429": RecScenario(
         "the first request is rate-limited (429, retry after 1 s), the retry answers",
         _script(
             {
@@ -256,7 +256,7 @@ SCENARIOS: dict[str, RecScenario] = {
         _fail_then_compact,
         agents=("pi",),
     ),
-    "error": RecScenario(
+    "error-400": RecScenario(
         "the provider rejects the request (400)",
         _script(default={"error": {"kind": "bad_request", "message": "scripted failure"}}),
         _simple("Say hello."),
@@ -288,7 +288,7 @@ def _git_repo(path: Path) -> None:
         subprocess.run(["git", *args], cwd=path, env=env, check=True, capture_output=True)
 
 
-def _version(binary: str) -> str:
+def cli_version(binary: str) -> str:
     from ..adapters.base import parse_version
 
     out = subprocess.run(
@@ -302,7 +302,7 @@ async def record(cli: str, name: str, out: Path = DEFAULT_OUT) -> Path:
     binary = agents.locate(cli)
     if binary is None:
         raise ConfigError(f"{cli} is not installed (corral agents install {cli})")
-    version = _version(str(binary))
+    version = cli_version(str(binary))
     rec = Tape()
     tmp = Path(tempfile.mkdtemp(prefix=f"corral-record-{cli}-"))
     try:

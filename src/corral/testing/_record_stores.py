@@ -188,7 +188,7 @@ def _copy_store(
 def record(agent: str, out: Path, *, binary: str | None = None) -> Path:
     """Run the two store turns on ``agent``'s real CLI and copy its store; returns the meta path."""
     from .. import agents
-    from ._recorder import cli_version
+    from ._record_ocpi import cli_version
 
     if agent not in TARGETS:
         raise ConfigError(f"no store recording for {agent!r} (one of {', '.join(TARGETS)})")

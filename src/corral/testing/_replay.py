@@ -98,6 +98,10 @@ def _with_ids(msg: Any, ids: Mapping[Any, Any]) -> Any:
     return msg
 
 
+_KILLED = (-15, -9, 143, 137)
+"""Exit codes of a process ended by a signal (SIGTERM / SIGKILL, as a negative or a shell code)."""
+
+
 class ReplayTransport:
     """One recorded agent process, behind the :class:`corral._process.LineTransport` interface."""
 
@@ -120,7 +124,7 @@ class ReplayTransport:
         self.argv = list(argv)
         self.tap = tap
         if agent_exits is None:
-            agent_exits = self.exit_code not in (None, 0, -15, -9, 143, 137)
+            agent_exits = self.exit_code not in (None, 0, *_KILLED)
         self.agent_exits = agent_exits
         self.wait_for_driver = wait
         self.problems = problems if problems is not None else []
@@ -255,9 +259,12 @@ class ReplayTransport:
         return expected
 
     async def close_stdin(self) -> None:
-        """Like a real agent, the process then exits once it has printed its remaining lines."""
+        """Like a real agent, the process then exits once it has printed its remaining lines —
+        unless the recording ends in a termination signal: that agent outlived its closed stdin
+        and was killed, so here too only :meth:`kill` ends it."""
         self._stdin_closed = True
-        self._ended_by_driver.set()
+        if self.exit_code not in _KILLED:
+            self._ended_by_driver.set()
         self._progress.set()
 
     async def wait(self, timeout: float | None = None) -> int:

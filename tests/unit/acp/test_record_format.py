@@ -1,4 +1,4 @@
-"""The ACP recorder's file format (the layout of ``corral.testing._recorder``)."""
+"""The ACP recorder's file format (the layout of ``corral.testing._record_targets``)."""
 
 from __future__ import annotations
 

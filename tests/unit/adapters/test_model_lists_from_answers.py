@@ -34,9 +34,10 @@ def _answer(path: Path, request_id: object) -> dict[str, Any]:
 def test_claude_initialize_models() -> None:
     path = FIXTURES / "claude" / "2.1.197" / "text.jsonl"
     first = json.loads(path.read_text().splitlines()[0])["line"]
-    models = models_of_initialize(_answer(path, first["request_id"]))
+    answer = _answer(path, first["request_id"])
+    models = models_of_initialize(answer)
     assert models[:5] == ["default", "opus[1m]", "sonnet", "sonnet[1m]", "haiku"]
-    assert "fake-model" in models
+    assert models == [m["value"] for m in answer["models"]]  # every entry, in the CLI's order
 
 
 @pytest.mark.parametrize(

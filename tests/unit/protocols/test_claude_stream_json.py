@@ -1,7 +1,7 @@
 """ClaudeStreamParser on transcripts recorded from the real Claude Code and Qwen Code CLIs.
 
 Every fixture was recorded by ``corral record <agent> <scenario>`` against the scripted model; the
-scenarios are in ``corral.testing._agent_scenarios``.
+scenarios are the conformance suite's (``corral.testing.conformance``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from corral.protocols.claude_stream_json import ClaudeStreamParser
 
 from ._replay import entries, replay
 
+HELLO = "Hello from the scripted model."
 CLAUDE = "claude/2.1.197"
 QWEN = "qwen/0.15.10"
 BOTH = [CLAUDE, QWEN]
@@ -45,13 +46,13 @@ SCENARIOS_BOTH = [
     "tool-write",
     "approval-allow",
     "approval-deny",
-    "cancel",
+    "cancel-mid-turn",
     "follow-up",
     "input-during-turn",
-    "image",
+    "image-input",
     "usage",
     "thinking",
-    "api-error",
+    "error-400",
 ]
 SCENARIOS_CLAUDE_ONLY = ["question", "subagent"]
 
@@ -84,13 +85,13 @@ def test_every_recorded_line_is_understood(rel: str) -> None:
 def test_text_streams_deltas_before_the_turn_ends(cli: str) -> None:
     events = replay(f"{cli}/text.jsonl")
     deltas = of(events, TextDelta)
-    assert "".join(d.text for d in deltas) == "Hello from the fake model."
+    assert "".join(d.text for d in deltas) == HELLO
     assert len(deltas) >= 2
     (turn,) = turns(events)
     assert turn.stop_reason is StopReason.END_TURN
-    assert turn.result_text == "Hello from the fake model."
+    assert turn.result_text == HELLO
     assert index(events, deltas[-1]) < index(events, turn)
-    assert [c.text for c in of(events, TextComplete)] == ["Hello from the fake model."]
+    assert [c.text for c in of(events, TextComplete)] == [HELLO]
     assert {d.message_id for d in deltas} == {of(events, TextComplete)[0].message_id}
 
 
@@ -108,7 +109,7 @@ def test_tool_write_reports_call_result_and_diff(cli: str) -> None:
     (diff,) = of(events, FileDiff)
     assert diff.call_id == started.call_id
     assert diff.path.endswith("/hello.txt")
-    assert diff.new_text == "hi\n"
+    assert diff.new_text == "hi"
     assert diff.diff is not None and "+hi" in diff.diff
     assert index(events, started) < index(events, done) < index(events, diff)
     assert turns(events)[-1].stop_reason is StopReason.END_TURN
@@ -119,7 +120,7 @@ def test_approval_allow(cli: str) -> None:
     events = replay(f"{cli}/approval-allow.jsonl")
     (asked,) = of(events, ApprovalRequested)
     assert asked.kind is ToolKind.COMMAND
-    assert asked.cmd == "echo corral > approved.txt"
+    assert asked.cmd == "printf ok > approved.txt"
     assert {o.decision for o in asked.options} >= {ApprovalDecision.ALLOW, ApprovalDecision.DENY}
     (resolved,) = of(events, ApprovalResolved)
     assert resolved.request_id == asked.request_id
@@ -147,11 +148,11 @@ def test_question_is_asked_and_answered() -> None:
     events = replay(f"{CLAUDE}/question.jsonl")
     (asked,) = of(events, QuestionAsked)
     (question,) = asked.questions
-    assert question.question == "Which color?"
+    assert question.question == "Which colour do you prefer?"
     assert question.options == ("red", "blue")
     (answered,) = of(events, QuestionAnswered)
     assert answered.request_id == asked.request_id
-    assert answered.answers == {"Which color?": "blue"}
+    assert answered.answers == {"Which colour do you prefer?": "blue"}
     (done,) = of(events, ToolCallCompleted)
     assert done.call_id == asked.call_id
     assert "blue" in done.result.output
@@ -160,43 +161,55 @@ def test_question_is_asked_and_answered() -> None:
 
 @pytest.mark.parametrize("cli", BOTH)
 def test_cancel_ends_the_turn_cancelled_and_the_next_turn_works(cli: str) -> None:
-    events = replay(f"{cli}/cancel.jsonl")
+    events = replay(f"{cli}/cancel-mid-turn.jsonl")
     first, second = turns(events)
     assert first.stop_reason is StopReason.CANCELLED
     assert second.stop_reason is StopReason.END_TURN
-    assert second.result_text == "Quick answer."
+    assert second.result_text == HELLO
 
 
 @pytest.mark.parametrize("cli", BOTH)
 def test_follow_up_turns(cli: str) -> None:
     events = replay(f"{cli}/follow-up.jsonl")
-    assert [t.result_text for t in turns(events)] == ["First answer.", "Second answer."]
+    assert [t.result_text for t in turns(events)] == [HELLO, HELLO]
+    prompts = [_texts(u["message"]["content"]) for u in _sent_user(f"{cli}/follow-up.jsonl")]
+    assert prompts == ["Remember the word apple.", "Which word did I ask you to remember?"]
     assert all(t.stop_reason is StopReason.END_TURN for t in turns(events))
 
 
 @pytest.mark.parametrize("cli", BOTH)
 def test_input_during_turn_is_answered(cli: str) -> None:
     events = replay(f"{cli}/input-during-turn.jsonl")
-    texts = [t.result_text or "" for t in turns(events)]
-    assert any("Slow answer" in t for t in texts)
-    assert any("Extra answer" in t for t in texts)
+    texts = " ".join(t.result_text or "" for t in turns(events))
+    assert "Once upon a time" in texts  # the first, slow answer
+    prompts = [
+        _texts(u["message"]["content"]) for u in _sent_user(f"{cli}/input-during-turn.jsonl")
+    ]
+    assert len(prompts) == 2 and prompts[1].startswith("SECOND PROMPT")
+    assert turns(events)[-1].stop_reason is StopReason.END_TURN
 
 
 def test_image_prompt_is_sent_as_a_content_block() -> None:
-    blocks = _sent_user(f"{CLAUDE}/image.jsonl")[0]["message"]["content"]
+    blocks = _sent_user(f"{CLAUDE}/image-input.jsonl")[0]["message"]["content"]
     assert [b["type"] for b in blocks] == ["text", "image"]
     assert blocks[1]["source"]["media_type"] == "image/png"
-    assert turns(replay(f"{CLAUDE}/image.jsonl"))[-1].result_text == "I see a red square."
+    assert turns(replay(f"{CLAUDE}/image-input.jsonl"))[-1].result_text == HELLO
 
 
 def test_qwen_image_prompt_references_a_file() -> None:
     # Qwen Code's stream-json input keeps only text blocks; the image goes as an @file reference.
-    blocks = _sent_user(f"{QWEN}/image.jsonl")[0]["message"]["content"]
+    blocks = _sent_user(f"{QWEN}/image-input.jsonl")[0]["message"]["content"]
     assert [b["type"] for b in blocks] == ["text"]
     assert blocks[0]["text"].startswith("What is in this image?")
-    assert blocks[0]["text"].rstrip().endswith("red.png")
+    assert blocks[0]["text"].rstrip().endswith("pixel.png")
     assert "\n@/" in blocks[0]["text"]
-    assert turns(replay(f"{QWEN}/image.jsonl"))[-1].result_text == "I see a red square."
+    assert turns(replay(f"{QWEN}/image-input.jsonl"))[-1].result_text == HELLO
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
 def _sent_user(rel: str) -> list[dict[str, Any]]:
@@ -221,7 +234,7 @@ def test_usage_is_reported_per_turn(cli: str) -> None:
 @pytest.mark.parametrize("cli", BOTH)
 def test_api_error_fails_the_turn(cli: str) -> None:
     # Claude says is_error; Qwen Code answers "[API Error: …]" in a "success" result.
-    events = replay(f"{cli}/api-error.jsonl")
+    events = replay(f"{cli}/error-400.jsonl")
     (turn,) = turns(events)
     assert turn.stop_reason is StopReason.ERROR
     assert turn.error is not None and "fake-model refuses this request" in turn.error
@@ -233,7 +246,7 @@ def test_thinking_streams_reasoning(cli: str) -> None:
     events = replay(f"{cli}/thinking.jsonl")
     assert "".join(d.text for d in of(events, ReasoningDelta)) == "Let me think about this."
     assert [r.text for r in of(events, ReasoningComplete)] == ["Let me think about this."]
-    assert turns(events)[-1].result_text == "Thought it through."
+    assert turns(events)[-1].result_text == HELLO
 
 
 def test_subagent_traffic_nests_under_its_call() -> None:

@@ -44,11 +44,11 @@ FIXTURES_USED = [
         "todo",
         "subagent",
         "thinking",
-        "cancel",
-        "prompt-during-turn",
-        "image",
-        "error",
-        "rate-limit",
+        "cancel-mid-turn",
+        "input-during-turn",
+        "image-input",
+        "error-400",
+        "error-429",
         "tool-error",
     )
 ]
@@ -186,32 +186,32 @@ def test_reasoning_parts() -> None:
 
 
 def test_abort_ends_the_turn_cancelled() -> None:
-    assert any(x["path"].endswith("/abort") for x in sent("cancel"))
-    events = run("cancel")
+    assert any(x["path"].endswith("/abort") for x in sent("cancel-mid-turn"))
+    events = run("cancel-mid-turn")
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.CANCELLED
     assert not of(events, ErrorEvent)
 
 
 def test_prompt_during_a_turn_is_answered_in_the_same_busy_period() -> None:
-    prompts = [x for x in sent("prompt-during-turn") if x["path"].endswith("/prompt_async")]
+    prompts = [x for x in sent("input-during-turn") if x["path"].endswith("/prompt_async")]
     assert len(prompts) == 2 and all(p["status"] == 204 for p in prompts)
-    events = run("prompt-during-turn")
+    events = run("input-during-turn")
     texts = [e.text for e in of(events, TextComplete)]
     assert texts[-1] == "Hello from the scripted model." and len(texts) == 2
     assert len(of(events, TurnCompleted)) == 1
 
 
 def test_image_goes_out_as_a_data_url_file_part() -> None:
-    (prompt,) = [x for x in sent("image") if x["path"].endswith("/prompt_async")]
+    (prompt,) = [x for x in sent("image-input") if x["path"].endswith("/prompt_async")]
     file_part = prompt["body"]["parts"][1]
     assert file_part["type"] == "file" and file_part["mime"] == "image/png"
     assert file_part["url"].startswith("data:image/png;base64,")
-    assert of(run("image"), TurnCompleted)[0].stop_reason is StopReason.END_TURN
+    assert of(run("image-input"), TurnCompleted)[0].stop_reason is StopReason.END_TURN
 
 
 def test_provider_error_surfaces_and_ends_the_turn_with_error() -> None:
-    events = run("error")
+    events = run("error-400")
     errors = of(events, ErrorEvent)
     assert errors and "scripted failure" in errors[0].message
     (end,) = of(events, TurnCompleted)
@@ -273,7 +273,7 @@ def test_stream_ending_mid_turn_is_an_error() -> None:
 
 
 def test_rate_limit_shows_a_retry_status_then_the_answer() -> None:
-    events = run("rate-limit")
+    events = run("error-429")
     retries = [s for s in of(events, StatusChanged) if s.status == "retry"]
     assert retries and "Rate limit" in (retries[0].message or "")
     assert events.index(retries[0]) < events.index(of(events, TextDelta)[0])

@@ -98,6 +98,13 @@ def ended(events: list[Event]) -> SessionEnded:
     return end
 
 
+def stopped(recording: Recording) -> EndReason:
+    """How a session we stopped ends: ``completed``, or ``killed`` when the recorded agent outlived
+    its closed stdin and had to be killed (qwen after it ran a command keeps running)."""
+    killed = recording.transports[-1].exit_code in (-15, -9, 143, 137)
+    return EndReason.KILLED if killed else EndReason.COMPLETED
+
+
 # ── approvals: the request reaches the user, the answer reaches the agent ──
 
 APPROVALS = [
@@ -107,8 +114,12 @@ APPROVALS = [
     ("qwen/0.15.10/approval-deny", ApprovalDecision.DENY),
     ("gemini/0.61.0/approval-allow", ApprovalDecision.ALLOW),
     ("gemini/0.61.0/approval-deny", ApprovalDecision.DENY),
+    ("qwen-acp/0.15.10/approval-allow", ApprovalDecision.ALLOW),
     ("qwen-acp/0.15.10/approval-deny", ApprovalDecision.DENY),
+    ("opencode-acp/1.18.33/approval-allow", ApprovalDecision.ALLOW),
     ("opencode-acp/1.18.33/approval-deny", ApprovalDecision.DENY),
+    ("hermes/0.19.0/approval-allow", ApprovalDecision.ALLOW),  # hermes asks before an edit
+    ("hermes/0.19.0/approval-deny", ApprovalDecision.DENY),
     ("codex/0.171.0/approval-allow", ApprovalDecision.ALLOW),
     ("codex/0.171.0/approval-deny", ApprovalDecision.DENY),
     ("codex/0.171.0/file-change-allow", ApprovalDecision.ALLOW),
@@ -126,19 +137,20 @@ async def test_approvals(fixture: str, decision: ApprovalDecision, tmp_path: Pat
     assert [r.request_id for r in resolved] == [r.request_id for r in requests]
     assert {r.decision for r in resolved} == {decision}
     assert of(events, TurnCompleted)
-    assert ended(events).reason is EndReason.COMPLETED
+    assert ended(events).reason is stopped(recording)
 
 
 # ── cancel: the interrupt goes out, the turn ends cancelled, the next turn runs ──
 
 CANCELS = [
-    "claude/2.1.197/cancel",
-    "qwen/0.15.10/cancel",
+    "claude/2.1.197/cancel-mid-turn",
+    "qwen/0.15.10/cancel-mid-turn",
     "gemini/0.61.0/cancel-mid-turn",
     "qwen-acp/0.15.10/cancel-mid-turn",
     "hermes/0.19.0/cancel-mid-turn",
+    "opencode-acp/1.18.33/cancel-mid-turn",
     "codex/0.171.0/cancel-mid-turn",
-    "pi/0.73.1/cancel",
+    "pi/0.73.1/cancel-mid-turn",
 ]
 
 
@@ -159,7 +171,7 @@ DURING = [
     "claude/2.1.197/input-during-turn",
     "qwen/0.15.10/input-during-turn",
     "codex/0.171.0/input-during-turn",
-    "pi/0.73.1/prompt-during-turn",
+    "pi/0.73.1/input-during-turn",
 ]
 
 
@@ -184,7 +196,7 @@ async def test_claude_question_is_answered_through_the_control_channel(tmp_path:
     [asked] = of(events, QuestionAsked)
     [answered] = of(events, QuestionAnswered)
     assert answered.request_id == asked.request_id
-    assert answered.answers == {"Which color?": "blue"}
+    assert answered.answers == {"Which colour do you prefer?": "blue"}
     assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
 
 
@@ -294,23 +306,30 @@ async def test_a_prompt_the_recording_lacks_is_a_divergence(tmp_path: Path) -> N
 # ── codex exec: one process per turn, the prompt in argv ──
 
 
-@pytest.mark.parametrize("scenario", ["exec-text", "exec-error-429"])
-async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
-    recording = Recording.load(ROOT / "codex/0.171.0" / f"{scenario}.jsonl")
+async def _exec_turn(recording: Recording, tmp_path: Path) -> list[Event]:
+    """One ``codex exec`` turn through the real driver, then stop: every event up to SessionEnded."""
     adapter = CodexExecAdapter(cwd=str(tmp_path), binary="codex")
     adapter.transport_factory = recording.factory
     await adapter.start("s")
     await adapter.send("Say hello.")
     events: list[Event] = []
 
-    async def turn() -> None:
+    async def collect(until: type[Any]) -> None:
         async for event in iter_events(adapter):
             events.append(event)
-            if isinstance(event, TurnCompleted):
+            if isinstance(event, until):
                 return
 
-    await asyncio.wait_for(turn(), 15)
+    await asyncio.wait_for(collect(TurnCompleted), 15)
     await adapter.stop()
+    await asyncio.wait_for(collect(SessionEnded), 5)
+    return events
+
+
+@pytest.mark.parametrize("scenario", ["exec-text", "exec-error-429"])
+async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
+    recording = Recording.load(ROOT / "codex/0.171.0" / f"{scenario}.jsonl")
+    events = await _exec_turn(recording, tmp_path)
     recording.check()
     assert recording.transports[0].argv[-1] == "Say hello." or "Say hello." in " ".join(
         recording.transports[0].argv
@@ -318,3 +337,22 @@ async def test_codex_exec(scenario: str, tmp_path: Path) -> None:
     # the 429 is retried by codex and the turn still completes; the retry is reported on the way
     assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
     assert ("429 Too Many Requests" in repr(events)) is (scenario == "exec-error-429")
+    # end of session: the turn's process exited 0 on its own, stop() ends the session completed
+    assert ended(events).reason is EndReason.COMPLETED
+
+
+async def test_codex_exec_process_dying_mid_turn_fails_the_turn(tmp_path: Path) -> None:
+    """exec runs one process per turn: one that dies mid-turn fails that turn, not the session."""
+    entries = [
+        json.loads(line)
+        for line in (ROOT / "codex/0.171.0/exec-text.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    head = [e for e in entries if e["dir"] == "out"][:3]  # up to turn.started, no message yet
+    recording = Recording([*head, {"dir": "exit", "code": 1}], agent_exits=True)
+    events = await _exec_turn(recording, tmp_path)
+    assert recording.problems == []
+    [turn] = of(events, TurnCompleted)
+    assert turn.stop_reason is StopReason.ERROR
+    assert "exited with code 1 before the turn completed" in (turn.error or "")
+    assert ended(events).reason is EndReason.COMPLETED

@@ -35,7 +35,7 @@ from ._harness import ROOT, Action, _texts, replay_session
 
 V = "opencode/1.18.33"
 FIXTURES_USED = [
-    f"{V}/{name}.jsonl" for name in ("text", "approval-allow", "approval-deny", "cancel")
+    f"{V}/{name}.jsonl" for name in ("text", "approval-allow", "approval-deny", "cancel-mid-turn")
 ]
 
 
@@ -186,7 +186,7 @@ async def test_a_different_answer_is_a_divergence(tmp_path: Path) -> None:
 
 
 async def test_cancel_mid_turn_sends_the_abort_and_ends_the_turn(tmp_path: Path) -> None:
-    events, recording, adapter = await run("cancel", tmp_path)
+    events, recording, adapter = await run("cancel-mid-turn", tmp_path)
     recording.check()
     sid = adapter.parser.session_id
     made = requests(recording)

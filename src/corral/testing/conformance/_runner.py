@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .._catalogue import RETIRED
 from ._context import Context
-from ._scenarios import SCENARIOS, ConformanceScenario
+from ._scenarios import SCENARIOS, ConformanceScenario, scenario_names
 from ._session import ScenarioFailure
 from ._types import Outcome, ScenarioResult, Target, Workspace
 
@@ -80,7 +81,7 @@ async def run_scenario(
     started = time.monotonic()
     try:
         workspace = make_workspace(tmp)
-        server.set_scenario({"name": scenario.name, **scenario.script})
+        server.set_scenario({"name": scenario.name, **target.script_for(scenario)})
         clear = getattr(server.requests, "clear", None)
         if clear is not None:
             clear()
@@ -111,7 +112,10 @@ async def run_conformance(
     on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
     """Run the named scenarios (all by default) against every target; one server for the run."""
-    names = list(scenarios) if scenarios is not None else list(SCENARIOS)
+    names = list(scenarios) if scenarios is not None else scenario_names()
+    retired = [f"{n!r} is now {RETIRED[n]!r}" for n in names if n in RETIRED]
+    if retired:
+        raise ValueError(f"retired conformance scenario name(s): {', '.join(retired)}")
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise ValueError(f"unknown conformance scenario(s): {', '.join(unknown)}")

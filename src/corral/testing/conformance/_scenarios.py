@@ -5,7 +5,9 @@ through the adapter contract and checks what happened — in the normalized even
 server's request log, which is the ground truth of what the provider received.
 
 ``capability`` names the ``Capabilities`` flag a scenario exercises. An adapter that does not
-declare it gets ``unsupported``; one that declares it and fails gets ``fail``.
+declare it gets ``unsupported``; one that declares it and fails gets ``fail``. A scenario with
+``suite=False`` (:mod:`._protocol_scenarios`) runs only when named; every name is one of the
+catalogue's (:mod:`corral.testing._catalogue`).
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from ...events import (
     WarningEvent,
 )
 from . import _log
+from . import _protocol_scenarios as protocol
 from ._context import Context
-from ._session import LiveSession, expect
+from ._session import LiveSession, expect, turn_ok
 
 HELLO = "Hello from the scripted model."
 # A 1×1 transparent PNG.
@@ -55,6 +58,8 @@ class ConformanceScenario:
     run: Runner
     script: dict[str, Any] = field(default_factory=dict)
     capability: str | None = None
+    suite: bool = True
+    """In the default run of ``corral conformance``; otherwise run (and recorded) by name."""
 
 
 def _tool_step(capability: str, times: int = 1, **args: Any) -> dict[str, Any]:
@@ -85,15 +90,6 @@ async def _until_streaming(s: LiveSession, timeout: float, too_early: str) -> No
         expect(not isinstance(event, TurnCompleted), too_early)
 
 
-def _turn_ok(turn_end: TurnCompleted | None, what: str) -> None:
-    expect(turn_end is not None, f"{what}: the session ended instead of the turn")
-    assert turn_end is not None
-    expect(
-        turn_end.stop_reason is StopReason.END_TURN,
-        f"{what}: turn ended {turn_end.stop_reason.value} ({turn_end.error})",
-    )
-
-
 # ── scenarios ──────────────────────────────────────────────────────────────────────────────────
 
 
@@ -101,7 +97,7 @@ async def text(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Say hello.")
         turn = await s.turn(ctx.timeout)
-    _turn_ok(turn.end, "text")
+    turn_ok(turn.end, "text")
     deltas = turn.of(TextDelta)
     expect(deltas, "no text.delta event: text was not streamed")
     t_delta, t_end = turn.time_of(TextDelta), turn.time_of(TurnCompleted)
@@ -116,7 +112,7 @@ async def tool_write(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Create hello.txt containing hi.")
         turn = await s.turn(ctx.timeout, on_event=lambda e: _auto_allow(s, e))
-    _turn_ok(turn.end, "tool-write")
+    turn_ok(turn.end, "tool-write")
     target = ctx.workspace.repo / "hello.txt"
     expect(target.is_file(), "hello.txt was not written")
     expect(target.read_text() == "hi", f"hello.txt holds {target.read_text()!r}, not 'hi'")
@@ -135,7 +131,7 @@ async def tool_shell(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Run a shell command that writes shell.txt.")
         turn = await s.turn(ctx.timeout, on_event=lambda e: _auto_allow(s, e))
-    _turn_ok(turn.end, "tool-shell")
+    turn_ok(turn.end, "tool-shell")
     expect((ctx.workspace.repo / "shell.txt").is_file(), "the command did not run")
     starts = [e for e in turn.of(ToolCallStarted) if e.kind in (ToolKind.COMMAND, ToolKind.TEST)]
     expect(starts, "no tool.started event of kind command")
@@ -159,7 +155,7 @@ async def _approval(ctx: Context, decision: ApprovalDecision, filename: str) -> 
     expect(turn.end is not None, "the session ended instead of the turn")
     written = (ctx.workspace.repo / filename).exists()
     if decision is ApprovalDecision.ALLOW:
-        _turn_ok(turn.end, "approval-allow")
+        turn_ok(turn.end, "approval-allow")
         expect(written, f"approved command did not run ({filename} missing)")
         expect(turn.of(ToolCallCompleted), "approved call never reached tool.completed")
     else:
@@ -191,7 +187,7 @@ async def question(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Ask me which colour I prefer.")
         turn = await s.turn(ctx.timeout, on_event=lambda e: answer(s, e))
-    _turn_ok(turn.end, "question")
+    turn_ok(turn.end, "question")
     expect(asked, "no question.asked event")
     expect(_log.saw_tool_result(ctx.server, "blue"), "the model never received the answer 'blue'")
 
@@ -214,17 +210,17 @@ async def cancel_mid_turn(ctx: Context) -> None:
         ctx.server_release()
         await s.send("Say hello.")
         after = await s.turn(ctx.timeout)
-    _turn_ok(after.end, "prompt after cancel")
+    turn_ok(after.end, "prompt after cancel")
     expect(HELLO in after.text, "the prompt after the cancel got no answer")
 
 
 async def follow_up(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Remember the word apple.")
-        _turn_ok((await s.turn(ctx.timeout)).end, "first turn")
+        turn_ok((await s.turn(ctx.timeout)).end, "first turn")
         await s.send("Which word did I ask you to remember?")
         second = await s.turn(ctx.timeout)
-    _turn_ok(second.end, "follow-up turn")
+    turn_ok(second.end, "follow-up turn")
     expect(HELLO in second.text, "the follow-up got no answer")
     expect(
         _log.last_main_carries(ctx.server, "apple"),
@@ -252,12 +248,12 @@ async def resume_after_exit(ctx: Context) -> None:
     ids: list[str] = []
     async with ctx.session(on_session_id=ids.append) as s:
         await s.send("Remember the word walnut.")
-        _turn_ok((await s.turn(ctx.timeout)).end, "first session")
+        turn_ok((await s.turn(ctx.timeout)).end, "first session")
     expect(ids, "the adapter never reported its session id (on_session_id)")
     async with ctx.session(resume_session_id=ids[-1]) as s:
         await s.send("Which word did I ask you to remember?")
         turn = await s.turn(ctx.timeout)
-    _turn_ok(turn.end, "resumed session")
+    turn_ok(turn.end, "resumed session")
     expect(
         _log.last_main_carries(ctx.server, "walnut"),
         "the resumed session's request did not carry the earlier turn",
@@ -269,7 +265,7 @@ async def image_input(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("What is in this image?", [image])
         turn = await s.turn(ctx.timeout)
-    _turn_ok(turn.end, "image-input")
+    turn_ok(turn.end, "image-input")
     expect(_log.any_image(ctx.server), "no request to the model held an image block")
 
 
@@ -277,7 +273,7 @@ async def usage(ctx: Context) -> None:
     async with ctx.session() as s:
         await s.send("Say hello.")
         turn = await s.turn(ctx.timeout)
-    _turn_ok(turn.end, "usage")
+    turn_ok(turn.end, "usage")
     usages = turn.of(Usage)
     expect(usages, "no usage event in the turn")
     expect(
@@ -382,7 +378,12 @@ SCENARIOS: dict[str, ConformanceScenario] = {
             _script(),
             "image_input",
         ),
-        ConformanceScenario("usage", "token usage is reported", usage, _script()),
+        ConformanceScenario(
+            "usage",
+            "token usage is reported",
+            usage,
+            _script(default={"text": HELLO, "usage": {"input_tokens": 1234, "output_tokens": 56}}),
+        ),
         ConformanceScenario(
             "error-429",
             "a rate-limited request is surfaced or retried",
@@ -396,9 +397,33 @@ SCENARIOS: dict[str, ConformanceScenario] = {
                 }
             ),
         ),
+        ConformanceScenario(
+            "error-400",
+            "a refused request (400, not retried) fails the turn visibly",
+            protocol.error_400,
+            protocol.ERROR_400_SCRIPT,
+            suite=False,
+        ),
+        ConformanceScenario(
+            "thinking",
+            "the model's reasoning reaches the client",
+            protocol.thinking,
+            protocol.THINKING_SCRIPT,
+            "thinking",
+            suite=False,
+        ),
+        ConformanceScenario(
+            "subagent",
+            "a delegated sub-agent asks the model and its answer comes back",
+            protocol.subagent,
+            protocol.SUBAGENT_SCRIPT,
+            "subagents",
+            suite=False,
+        ),
     ]
 }
 
 
 def scenario_names() -> list[str]:
-    return list(SCENARIOS)
+    """The default suite (what ``corral conformance`` runs without ``-s``)."""
+    return [name for name, s in SCENARIOS.items() if s.suite]

@@ -23,6 +23,7 @@ from ...events import (
     Event,
     QuestionAsked,
     SessionEnded,
+    StopReason,
     TextComplete,
     TextDelta,
     TurnCompleted,
@@ -198,3 +199,13 @@ def expect(condition: object, message: str) -> None:
     """Fail the scenario with ``message`` unless ``condition`` holds."""
     if not condition:
         raise ScenarioFailure(message)
+
+
+def turn_ok(turn_end: TurnCompleted | None, what: str) -> None:
+    """Fail unless the turn ended normally (not the session, not cancelled, not an error)."""
+    expect(turn_end is not None, f"{what}: the session ended instead of the turn")
+    assert turn_end is not None
+    expect(
+        turn_end.stop_reason is StopReason.END_TURN,
+        f"{what}: turn ended {turn_end.stop_reason.value} ({turn_end.error})",
+    )

@@ -41,16 +41,37 @@ class TargetSpec:
     approval_init: Mapping[str, Any] = field(default_factory=dict)
     unsupported: Mapping[str, str] = field(default_factory=dict)
     turn_timeout: float = 60.0
+    scripts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Model scripts that replace a scenario's own for this CLI (same checks, another tool)."""
 
 
 _ACP_NO_QUESTION = (
     "ACP v1 has no question request (elicitation is unstable; the agent never sends it)"
 )
 _ACP_ONE_TURN = "ACP runs one prompt per session at a time; corral queues a prompt sent mid-turn"
-_HERMES_APPROVALS = (
-    "Hermes 0.19.0 asks only for file edits and for commands its danger patterns flag; the "
-    "scenario's harmless shell command runs without a request (edit approvals: tests/realcli)"
-)
+_HERMES_APPROVAL_SCRIPTS = {
+    # Hermes 0.19.0 asks only for file edits and for commands its danger patterns flag: its
+    # approval scenarios write the file with the edit tool instead of the harmless shell command.
+    name: {
+        "steps": [
+            {
+                "name": "call-write_file",
+                "match": {"last_is_tool_result": False},
+                "times": 1,
+                "reply": {
+                    "tool_calls": [
+                        {"capability": "write_file", "path": filename, "content": content}
+                    ]
+                },
+            }
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    }
+    for name, filename, content in (
+        ("approval-allow", "approved.txt", "ok"),
+        ("approval-deny", "denied.txt", "no"),
+    )
+}
 
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
@@ -126,10 +147,9 @@ SPECS: dict[str, TargetSpec] = {
             unsupported={
                 "question": _ACP_NO_QUESTION,
                 "input-during-turn": _ACP_ONE_TURN,
-                "approval-allow": _HERMES_APPROVALS,
-                "approval-deny": _HERMES_APPROVALS,
             },
             turn_timeout=60.0,
+            scripts=_HERMES_APPROVAL_SCRIPTS,
         ),
         TargetSpec(
             "opencode",
@@ -158,13 +178,15 @@ def register(spec: TargetSpec) -> None:
     SPECS[spec.agent] = spec
 
 
-def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
-    """A ``Target`` whose adapters run the pinned CLI against a given base URL."""
+def build_target(
+    spec: TargetSpec, registry: Registry | None = None, *, binary: str | None = None
+) -> Target:
+    """A ``Target`` whose adapters run the pinned CLI (or ``binary``) against a given base URL."""
     from ...agents import locate
     from ...redirect import redirect_for
 
     cls = (registry or Registry()).resolve(spec.adapter)
-    binary = locate(spec.redirect)
+    binary = binary or (str(found) if (found := locate(spec.redirect)) else None)
 
     def make_adapter(*, base_url: str, home: Path, cwd: Path, **init: Any) -> BaseAdapter:
         red = redirect_for(
@@ -176,7 +198,7 @@ def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
             cls,
             cwd=str(cwd),
             model=init.pop("model", FAKE_MODEL),
-            binary=str(binary) if binary else None,
+            binary=binary,
             env=dict(red.env),
             extra_args=extra_args,
             **init,
@@ -189,6 +211,7 @@ def build_target(spec: TargetSpec, registry: Registry | None = None) -> Target:
         unsupported=dict(spec.unsupported),
         turn_timeout=spec.turn_timeout,
         extra={"approval_init": dict(spec.approval_init)},
+        scripts={name: dict(script) for name, script in spec.scripts.items()},
     )
 
 

@@ -52,6 +52,12 @@ class Target:
     unsupported: Mapping[str, str] = field(default_factory=dict)
     turn_timeout: float = 60.0
     extra: dict[str, Any] = field(default_factory=dict)
+    scripts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Per-scenario model scripts that replace the scenario's own (the checks stay the same)."""
+
+    def script_for(self, scenario: Any) -> dict[str, Any]:
+        """The model script ``scenario`` plays on this target."""
+        return dict(self.scripts.get(scenario.name, scenario.script))
 
 
 @dataclass
