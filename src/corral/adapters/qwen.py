@@ -120,6 +120,7 @@ class QwenAdapter(StreamJsonAdapter):
     models_unavailable = (
         "Qwen Code's stream-json initialize answer lists no models; the qwen-acp adapter lists them"
     )
+    efforts_unavailable = "Qwen Code has no effort option; asking for one is refused"
     provides_usage = True
 
     enforceable_intents = frozenset(Intent)

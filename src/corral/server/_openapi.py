@@ -146,9 +146,10 @@ def _paths() -> dict[str, dict[str, Any]]:
         },
         "/api/settings/adapters/{adapter_id}/defaults": {
             "put": _op(
-                "The model, effort and intent the new-session form preselects for an adapter",
+                "The adapter's profile: the model, effort and intent of a launch naming none "
+                "(changing it marks the adapter stale: the next launch re-verifies)",
                 params=("adapter_id",),
-                body="AdapterDefaults",
+                body="Profile",
                 returns=_ref("SettingsView"),
                 mutating=True,
             )
