@@ -12,7 +12,8 @@ Each model carries the reasoning efforts the agent reports for it (``entries[].e
 ``describe_models()``: Claude's ``supportedEffortLevels``, Codex's ``supportedReasoningEfforts``,
 OpenCode's ``variants``). ``takes_effort`` says whether the adapter has an effort option at all
 (the ACP agents do not); ``efforts_reason`` says why efforts are missing where they are. The form
-offers exactly those efforts, never a fixed list.
+offers exactly those efforts, never a fixed list. ``?probe=false`` answers from the cache only
+(the session view uses it: opening a session never starts a second agent).
 """
 
 from __future__ import annotations
@@ -143,6 +144,19 @@ async def list_models(request: Request) -> Response:
     hit = cache.get(adapter_id)
     if hit is not None and time.monotonic() - hit[0] < CACHE_SECONDS:
         return json_response(hit[1])
+    if request.query_params.get("probe", "true").lower() in ("0", "false", "no"):
+        cls = state.manager.resolver(adapter_id)  # an unknown id: 404
+        if cls.provides_models:  # only a cached list: starting the agent is not wanted here
+            not_yet = f"{cls.display_name}'s models have not been asked for recently"
+            return json_response(
+                ModelList(
+                    adapter_id=adapter_id,
+                    live=False,
+                    models=[],
+                    reason=not_yet,
+                    **_effort_facts(cls, []),
+                )
+            )
     locks: dict[str, asyncio.Lock] | None = getattr(state, "model_locks", None)
     if locks is None:
         locks = state.model_locks = {}

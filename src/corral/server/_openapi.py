@@ -111,8 +111,10 @@ def _paths() -> dict[str, dict[str, Any]]:
         },
         "/api/adapters/{adapter_id}/models": {
             "get": _op(
-                "The models an adapter lists live (adapters with provides_models), else why not",
+                "The models an adapter lists live (adapters with provides_models), each with "
+                "its efforts, else why not; probe=false answers from the cache only",
                 params=("adapter_id",),
+                query=(("probe", "boolean"),),
                 returns=_ref("ModelList"),
             )
         },
