@@ -51,7 +51,7 @@ from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
 from ._handoff import HandoffHooks
-from ._model_info import ModelInfo
+from ._model_info import ModelInfo as ModelInfo
 from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchOptions
 from ._turns import check_prompt
 from ._usage import UsageTotals
