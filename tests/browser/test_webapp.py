@@ -308,6 +308,32 @@ def test_other_agent_demo_streams_text_and_writes_a_file(
     assert target.read_text() == "hello from the corral demo\n"
 
 
+@pytest.mark.realcli("opencode")
+def test_approve_and_deny_on_opencode(context: Any, service: LiveService, project: Path) -> None:
+    """The other agent's cards: OpenCode asks before its write under "Approve each action"; a
+    denied write leaves the file alone, an allowed one writes it (checked on disk)."""
+    require_agent("opencode")
+    page = open_home(context, service)
+    start_session(page, "demo.opencode", project, intent="")
+    target = project / "hello.txt"
+    send(page, "please write a file")
+    card = page.locator(".card.approval").nth(0)
+    expect(card).to_contain_text("Approval needed", timeout=120_000)
+    card.locator("button[data-decision='deny']").first.click()
+    expect(card).to_contain_text("Denied")
+    turns_finished(page, 1)
+    assert not target.exists(), "the file changed although the approval was denied"
+
+    send(page, "write the file again")
+    card = page.locator(".card.approval").nth(1)
+    expect(card).to_contain_text("Approval needed", timeout=120_000)
+    assert not target.exists()
+    card.locator("button[data-decision='allow']").first.click()
+    expect(card).to_contain_text("Allowed")
+    turns_finished(page, 2)
+    assert target.read_text() == "hello from the corral demo\n"
+
+
 def test_login_link_signs_the_page_in(browser: Any, service: LiveService) -> None:
     """Without the cookie the page says how to sign in; the one-time link gives the cookie."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 860})
