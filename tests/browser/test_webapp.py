@@ -50,6 +50,9 @@ def start_session(
     "Approve each action"); returns its id."""
     expect(page.locator(f"#new-adapter option[value='{adapter_id}']")).to_have_count(1)
     page.select_option("#new-adapter", adapter_id)
+    # The form asks the agent for its models with a short-lived instance of the same CLI; let it
+    # finish first (two OpenCode servers starting at once on one demo home can collide).
+    expect(page.locator("#model-hint")).not_to_contain_text("Asking", timeout=120_000)
     if intent is not None:
         page.select_option("#new-intent", intent)
     if project is not None:
