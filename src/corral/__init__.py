@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from .adapters.base import Attachment, BaseAdapter, DetectedAgent
+    from .adapters.base import Attachment, BaseAdapter, DetectedAgent, ModelInfo
     from .errors import CorralError
     from .events import AgentInfo, Capabilities, Envelope, Event
 
@@ -25,6 +25,7 @@ __all__ = [
     "DetectedAgent",
     "Envelope",
     "Event",
+    "ModelInfo",
     "__version__",
 ]
 
@@ -38,6 +39,7 @@ _LAZY = {
     "DetectedAgent": ".adapters.base",
     "Envelope": ".events",
     "Event": ".events",
+    "ModelInfo": ".adapters.base",
 }
 
 

@@ -9,7 +9,8 @@ Errors carry their data as attributes, so nobody has to parse a message::
     │   ├── AdapterNotFoundError   no runnable adapter with that id (.adapter_id, .reason)
     │   ├── AdapterContractError   an adapter class breaks the BaseAdapter contract (TypeError too)
     │   ├── UnsupportedOperation   the adapter cannot do that (.adapter_id, .operation)
-    │   └── IntentRefused          the adapter cannot enforce that intent (.adapter_id, .intent, .reason)
+    │   ├── IntentRefused          the adapter cannot enforce that intent (.adapter_id, .intent, .reason)
+    │   └── AdapterUnverified      its profile changed and it does not verify now (.adapter_id, .detail)
     ├── SpawnError                 a process could not be started (.argv)
     │   └── ServerStartTimeout     an agent's server never answered (.url, .seconds, .stderr); also TimeoutError
     ├── ProcessError               a process failed (.exit_code, .stderr)
@@ -106,6 +107,18 @@ class IntentRefused(AdapterError):
         self.adapter_id = adapter_id
         self.intent = intent
         self.reason = reason
+
+
+class AdapterUnverified(AdapterError):
+    """The adapter's profile changed since it was verified and it does not verify now; the
+    launch is refused (HTTP 409 ``adapter_unverified``). See ``corral.registry.launch_gate``."""
+
+    def __init__(self, adapter_id: str, detail: str) -> None:
+        super().__init__(
+            f"{adapter_id} changed since it was verified and does not verify now: {detail}"
+        )
+        self.adapter_id = adapter_id
+        self.detail = detail
 
 
 class SpawnError(CorralError):

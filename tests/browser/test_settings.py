@@ -99,6 +99,10 @@ def test_settings_page(
 
     # defaults: saved on the service, offered by the new-session form
     page.fill("#defaults-claude-code-model", "sonnet")
+    card.locator("button.list-efforts").click()  # the efforts Claude Code lists for sonnet
+    expect(page.locator("#defaults-claude-code-effort option[value='high']")).to_have_count(
+        1, timeout=120_000
+    )
     page.select_option("#defaults-claude-code-effort", "high")
     card.locator("form.defaults button[type=submit]").click()
     expect(card.locator("form.defaults [role=status]")).to_have_text("Saved.")
@@ -106,7 +110,7 @@ def test_settings_page(
     expect(page.locator("#new-adapter option[value='claude-code']")).to_have_count(1)
     page.select_option("#new-adapter", "claude-code")
     expect(page.locator("#new-model")).to_have_value("sonnet")
-    expect(page.locator("#new-effort")).to_have_value("high")
+    expect(page.locator("#new-effort")).to_have_value("high", timeout=120_000)
 
     auth = {"Authorization": f"Bearer {service.token}"}
     view = httpx.get(f"{service.url}/api/settings", headers=auth).json()

@@ -50,6 +50,9 @@ def start_session(
     "Approve each action"); returns its id."""
     expect(page.locator(f"#new-adapter option[value='{adapter_id}']")).to_have_count(1)
     page.select_option("#new-adapter", adapter_id)
+    # The form asks the agent for its models with a short-lived instance of the same CLI; let it
+    # finish first (two OpenCode servers starting at once on one demo home can collide).
+    expect(page.locator("#model-hint")).not_to_contain_text("Asking", timeout=120_000)
     if intent is not None:
         page.select_option("#new-intent", intent)
     if project is not None:
@@ -304,6 +307,32 @@ def test_other_agent_demo_streams_text_and_writes_a_file(
     expect(card.or_(finished.nth(1))).not_to_have_count(0, timeout=120_000)
     if card.count():
         card.first.locator("button[data-decision='allow']").first.click()
+    turns_finished(page, 2)
+    assert target.read_text() == "hello from the corral demo\n"
+
+
+@pytest.mark.realcli("opencode")
+def test_approve_and_deny_on_opencode(context: Any, service: LiveService, project: Path) -> None:
+    """The other agent's cards: OpenCode asks before its write under "Approve each action"; a
+    denied write leaves the file alone, an allowed one writes it (checked on disk)."""
+    require_agent("opencode")
+    page = open_home(context, service)
+    start_session(page, "demo.opencode", project, intent="")
+    target = project / "hello.txt"
+    send(page, "please write a file")
+    card = page.locator(".card.approval").nth(0)
+    expect(card).to_contain_text("Approval needed", timeout=120_000)
+    card.locator("button[data-decision='deny']").first.click()
+    expect(card).to_contain_text("Denied")
+    turns_finished(page, 1)
+    assert not target.exists(), "the file changed although the approval was denied"
+
+    send(page, "write the file again")
+    card = page.locator(".card.approval").nth(1)
+    expect(card).to_contain_text("Approval needed", timeout=120_000)
+    assert not target.exists()
+    card.locator("button[data-decision='allow']").first.click()
+    expect(card).to_contain_text("Allowed")
     turns_finished(page, 2)
     assert target.read_text() == "hello from the corral demo\n"
 

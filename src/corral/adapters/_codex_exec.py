@@ -55,6 +55,9 @@ class CodexExecAdapter(BaseAdapter):
 
     provides_models = False
     models_unavailable = "codex exec has no model listing; the Codex app-server adapter lists them"
+    efforts_unavailable = (
+        "codex exec lists no efforts; the Codex app-server adapter lists them per model"
+    )
     provides_usage = False
 
     enforceable_intents = intent_rules.EXEC_INTENTS

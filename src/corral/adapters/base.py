@@ -51,6 +51,7 @@ from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
 from ._handoff import HandoffHooks
+from ._model_info import ModelInfo as ModelInfo
 from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchArgs, LaunchOptions
 from ._turns import check_prompt
 from ._usage import UsageTotals
@@ -131,6 +132,9 @@ class BaseAdapter(HandoffHooks):
     models_unavailable: ClassVar[str | None] = None
     """Why ``list_models()`` has nothing to offer, for adapters with ``provides_models = False``
     (shown by the web app next to its free-text model field)."""
+    efforts_unavailable: ClassVar[str | None] = None
+    """Why ``describe_models()`` lists no efforts for this adapter's models (``None`` when it
+    does, per model); shown by the web app instead of a made-up list."""
 
     # ── launch options and intents: data ──
     supported_options: ClassVar[frozenset[str] | None] = None
@@ -270,6 +274,11 @@ class BaseAdapter(HandoffHooks):
     # ── optional surfaces ──
     async def list_models(self) -> list[str]:
         return []
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """The models with what the agent says about each (efforts); by default the names of
+        :meth:`list_models` with no efforts listed."""
+        return [ModelInfo(id=m) for m in await self.list_models()]
 
     async def get_usage(self) -> UsageTotals:
         """Tokens and cost summed over the session's ``Usage`` events (see ``provides_usage``)."""

@@ -23,6 +23,7 @@ import msgspec
 from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
+from ._model_info import ModelInfo, effort_names, names_of
 from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 
@@ -107,13 +108,34 @@ class ClaudeAdapter(StreamJsonAdapter):
         ``sonnet``, ``opus[1m]``, ... and any custom model), as the CLI reported them."""
         return models_of_initialize(self.init_response)
 
+    async def describe_models(self) -> list[ModelInfo]:
+        """As :meth:`list_models`, with each model's ``supportedEffortLevels``."""
+        return model_infos_of_initialize(self.init_response)
+
 
 def models_of_initialize(response: dict[str, Any]) -> list[str]:
     """The model values of a Claude Code ``initialize`` answer; anything malformed is skipped."""
+    return names_of(model_infos_of_initialize(response))
+
+
+def model_infos_of_initialize(response: dict[str, Any]) -> list[ModelInfo]:
+    """Each ``models[]`` entry of an ``initialize`` answer: ``value``, ``displayName`` and its
+    efforts (``supportedEffortLevels``; no ``supportsEffort: true`` and no levels: none)."""
     models = response.get("models")
     if not isinstance(models, list):
         return []
-    return [m["value"] for m in models if isinstance(m, dict) and isinstance(m.get("value"), str)]
+    out: list[ModelInfo] = []
+    for m in models:
+        if not isinstance(m, dict) or not isinstance(m.get("value"), str):
+            continue
+        efforts = effort_names(m.get("supportedEffortLevels"))
+        if m.get("supportsEffort") is not True and not efforts:
+            efforts = ()  # the answer marks effort per model; haiku's entry has no such key
+        name = m.get("displayName")
+        out.append(
+            ModelInfo(id=m["value"], name=name if isinstance(name, str) else None, efforts=efforts)
+        )
+    return out
 
 
 def _is_root() -> bool:

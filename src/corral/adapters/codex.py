@@ -58,6 +58,7 @@ from ..protocols.codex_app_server import (
 from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
+from ._model_info import ModelInfo, effort_names, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from ._usage import UsageTotals
@@ -331,14 +332,19 @@ class CodexAdapter(BaseAdapter):
 
     async def list_models(self) -> list[str]:
         """``model/list``, every page (bounded): the models the app-server offers this account."""
+        return names_of(await self.describe_models())
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """``model/list``, every page (bounded), with each model's ``supportedReasoningEfforts``
+        and ``defaultReasoningEffort``."""
         if self._client is None:
             raise UnsupportedOperation(self.agent_id, "model/list")
-        models: list[str] = []
+        models: list[ModelInfo] = []
         cursor: str | None = None
         for _ in range(_MODEL_PAGES):
             params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
             page = await self._client.request("model/list", params)
-            models.extend(models_of_page(page))
+            models.extend(model_infos_of_page(page))
             cursor = page.get("nextCursor") if isinstance(page, dict) else None
             if not isinstance(cursor, str) or not cursor:
                 break
@@ -474,14 +480,30 @@ _MODEL_PAGES = 20
 
 def models_of_page(page: Any) -> list[str]:
     """The model slugs of one ``model/list`` page (``data[].model``, else ``data[].id``)."""
+    return names_of(model_infos_of_page(page))
+
+
+def model_infos_of_page(page: Any) -> list[ModelInfo]:
+    """One ``model/list`` page: slug, ``displayName``, ``supportedReasoningEfforts[]
+    .reasoningEffort`` and ``defaultReasoningEffort``; anything malformed is skipped."""
     data = page.get("data") if isinstance(page, dict) else None
     if not isinstance(data, list):
         return []
-    out: list[str] = []
+    out: list[ModelInfo] = []
     for entry in data:
         if not isinstance(entry, dict):
             continue
         slug = entry.get("model") if isinstance(entry.get("model"), str) else entry.get("id")
-        if isinstance(slug, str) and slug:
-            out.append(slug)
+        if not isinstance(slug, str) or not slug:
+            continue
+        name = entry.get("displayName")
+        default = entry.get("defaultReasoningEffort")
+        out.append(
+            ModelInfo(
+                id=slug,
+                name=name if isinstance(name, str) else None,
+                efforts=effort_names(entry.get("supportedReasoningEfforts"), "reasoningEffort"),
+                default_effort=default if isinstance(default, str) and default else None,
+            )
+        )
     return out

@@ -62,6 +62,7 @@ from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
+from ._model_info import ModelInfo, effort_names, names_of
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, build_serve_launch, free_port, new_password, wait_ready
@@ -358,13 +359,30 @@ class OpenCodeAdapter(BaseAdapter):
         )
 
     async def list_models(self) -> list[str]:
+        return names_of(await self.describe_models())
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """``GET /config/providers``: ``provider/model`` ids, each with its ``variants`` (the
+        efforts the server takes as a prompt's ``variant``; ``{}``: none)."""
         providers = await self._request("GET", "/config/providers")
-        out: list[str] = []
+        out: list[ModelInfo] = []
         for provider in (
             (providers or {}).get("providers", []) if isinstance(providers, dict) else []
         ):
-            if isinstance(provider, dict):
-                out += [f"{provider.get('id')}/{m}" for m in provider.get("models") or {}]
+            if not isinstance(provider, dict) or not isinstance(provider.get("models"), dict):
+                continue
+            for key, model in provider["models"].items():
+                variants = model.get("variants") if isinstance(model, dict) else None
+                name = model.get("name") if isinstance(model, dict) else None
+                out.append(
+                    ModelInfo(
+                        id=f"{provider.get('id')}/{key}",
+                        name=name if isinstance(name, str) else None,
+                        efforts=effort_names(list(variants))
+                        if isinstance(variants, dict)
+                        else None,
+                    )
+                )
         return out
 
     async def get_usage(self) -> UsageTotals:

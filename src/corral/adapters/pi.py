@@ -46,6 +46,7 @@ from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
+from ._model_info import ModelInfo, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from ._usage import UsageTotals
@@ -104,6 +105,9 @@ class PiAdapter(BaseAdapter):
     cap_resume = True
 
     provides_models = True
+    efforts_unavailable = (
+        "Pi's get_available_models says whether a model reasons, not its thinking levels"
+    )
     provides_usage = True
 
     enforceable_intents = frozenset({Intent.FULL})
@@ -348,12 +352,25 @@ class PiAdapter(BaseAdapter):
         return self._report_session(await self.get_state())
 
     async def list_models(self) -> list[str]:
+        return names_of(await self.describe_models())
+
+    async def describe_models(self) -> list[ModelInfo]:
+        """``get_available_models``: ``provider/id``; a model with ``reasoning: false`` takes no
+        thinking level, the levels of one that reasons are not in the answer (``None``)."""
         data = await self.command({"type": "get_available_models"})
-        return [
-            f"{m.get('provider')}/{m.get('id')}"
-            for m in data.get("models") or []
-            if isinstance(m, dict)
-        ]
+        out: list[ModelInfo] = []
+        for m in data.get("models") or []:
+            if not isinstance(m, dict):
+                continue
+            name = m.get("name")
+            out.append(
+                ModelInfo(
+                    id=f"{m.get('provider')}/{m.get('id')}",
+                    name=name if isinstance(name, str) else None,
+                    efforts=() if m.get("reasoning") is False else None,
+                )
+            )
+        return out
 
     async def get_usage(self) -> UsageTotals:
         return self._usage.copy()

@@ -28,6 +28,7 @@ from ..events import ApprovalDecision, ApprovalRequested, Event
 from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._launch import Launch, StreamJsonRequest, merged_env
+from ._options import STANDARD_OPTIONS
 from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
@@ -123,6 +124,8 @@ class QwenAdapter(StreamJsonAdapter):
         "Qwen Code's stream-json initialize answer lists no models; the qwen-acp adapter lists them"
     )
     provides_usage = True
+    # Qwen Code has no effort flag: refused when options are checked, before anything runs.
+    supported_options = (STANDARD_OPTIONS - {"effort"}) | {"vendor_permission_mode"}
 
     enforceable_intents = frozenset(Intent)
     intent_renderer = intent_rules.render_qwen

@@ -118,6 +118,9 @@ def register(root: typer.Typer) -> None:
         check_prompt(prompt, attachments)
         if idle_timeout < 0:
             raise ConfigError("--idle-timeout must be 0 (off) or a positive number of seconds")
+        from ..registry import launch_gate
+
+        asyncio.run(launch_gate(agent))  # a stale profile re-verifies first, or the run is refused
         cls = adapter_class(agent)
         session_ids: list[str] = []
         options = LaunchOptions.create(

@@ -14,6 +14,7 @@ from ._dropins import (
     load_ref,
     manifest_for_class,
 )
+from ._gate import launch_gate
 from ._lifecycle import (
     CheckResult,
     Detection,
@@ -24,6 +25,14 @@ from ._lifecycle import (
     repair_command,
     verify,
     verify_argv,
+)
+from ._profiles import (
+    Profile,
+    check_profile,
+    load_profile,
+    load_profiles,
+    profile_key,
+    save_profile,
 )
 from ._registry import (
     EXTRA_ADAPTERS_ENV,
@@ -52,6 +61,7 @@ __all__ = [
     "CheckResult",
     "Detection",
     "LoadProblem",
+    "Profile",
     "Register",
     "Registration",
     "Registry",
@@ -59,6 +69,7 @@ __all__ = [
     "ResolvedExecutable",
     "Runnable",
     "VerifyRecord",
+    "check_profile",
     "current_platform",
     "default_ext_dir",
     "detect",
@@ -68,15 +79,20 @@ __all__ = [
     "find_executable",
     "is_stale",
     "last_verify",
+    "launch_gate",
     "load_builtin_manifests",
+    "load_profile",
+    "load_profiles",
     "load_ref",
     "manifest_for_class",
     "pinned_bin_dirs",
     "pinned_executable",
     "probe",
+    "profile_key",
     "record_verify",
     "repair_command",
     "resolve_executable_path",
+    "save_profile",
     "verify",
     "verify_argv",
 ]

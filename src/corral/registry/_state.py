@@ -1,6 +1,7 @@
 """Verification records: the last verify result per adapter, keyed by its structured profile's hash.
 
-Changing a profile field changes the hash, which makes the adapter *stale*: the next launch
+Changing a profile field (the manifest's structured profile, or the user's profile of defaults
+in :mod:`._profiles`) changes the hash, which makes the adapter *stale*: the next launch
 re-verifies instead of trusting a verification of a different command. Records live in
 ``home_dir()/state/adapters/<id>.verify.json``.
 """
@@ -13,8 +14,9 @@ from pathlib import Path
 import msgspec
 
 from .._paths import home_dir
-from ..manifests import Manifest, profile_hash
+from ..manifests import Manifest
 from ._lifecycle import CheckResult, verify
+from ._profiles import profile_key
 
 
 class VerifyRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,7 +43,7 @@ def record_verify(
     """Store ``result`` as the adapter's last verification, with its current profile hash."""
     record = VerifyRecord(
         adapter_id=manifest.id,
-        profile_hash=profile_hash(manifest),
+        profile_hash=profile_key(manifest, home=home),
         ok=result.ok,
         detail=result.detail,
         checked_at=datetime.now(UTC),
@@ -66,7 +68,9 @@ def last_verify(adapter_id: str, *, home: Path | None = None) -> VerifyRecord | 
 def is_stale(manifest: Manifest, *, home: Path | None = None) -> bool:
     """True unless the last verification passed for exactly the current structured profile."""
     record = last_verify(manifest.id, home=home)
-    return record is None or not record.ok or record.profile_hash != profile_hash(manifest)
+    return (
+        record is None or not record.ok or record.profile_hash != profile_key(manifest, home=home)
+    )
 
 
 async def ensure_verified(

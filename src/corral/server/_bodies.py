@@ -13,12 +13,16 @@ from ..intents import Intent
 
 class CreateSession(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     adapter_id: str
-    model: str | None = None
-    effort: str | None = None
+    model: str | msgspec.UnsetType | None = msgspec.UNSET
+    """Absent: the adapter's profile (``PUT /api/settings/adapters/{id}/defaults``); ``null``:
+    the adapter's own default, whatever the profile says."""
+    effort: str | msgspec.UnsetType | None = msgspec.UNSET
+    """As ``model``: absent takes the profile's effort, ``null`` the adapter's own."""
     cwd: str | None = None
-    intent: Intent | None = None
+    intent: Intent | msgspec.UnsetType | None = msgspec.UNSET
     """ask | review | work | act-pr | full (docs/intents.md); refused with 422 ``intent_refused``
-    where the adapter cannot enforce it. Absent: the vendor's own default behaviour."""
+    where the adapter cannot enforce it. Absent: the profile's intent; ``null``: no intent, the
+    vendor's own default behaviour (approve each action)."""
     allowed_commands: tuple[str, ...] = ()
     """The project's allowed command prefixes (with ``intent`` work or act-pr)."""
     start: bool = True

@@ -166,6 +166,14 @@ class DemoProvider:
             kwargs = {k: v for k, v in offered.items() if accepts(cls, k)}
             kwargs["env"] = {**(offered.get("env") or {}), **red.env}
             kwargs["extra_args"] = [*(offered.get("extra_args") or ()), *red.argv]
+            if (
+                agent == "opencode"
+                and not offered.get("permission_mode")
+                and "OPENCODE_PERMISSION" not in (offered.get("env") or {})
+            ):
+                # No intent ("Approve each action"): the redirect's config allows every tool, so
+                # the session's own ruleset asks, as OpenCode does when it is not configured.
+                kwargs["permission_mode"] = "ask"
             if not kwargs.get("cwd"):
                 kwargs["cwd"] = str(provider.scratch_dir())
             binary = agents.locate(agent)

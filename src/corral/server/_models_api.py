@@ -7,6 +7,13 @@ short-lived instance in a scratch directory, asks ``list_models()`` and stops it
 bounded; the answer is cached per adapter for :data:`CACHE_SECONDS`. Every other adapter answers
 ``live: false`` with its ``models_unavailable`` reason, and the form keeps a free-text model
 field: corral never shows a hard-coded cross-provider catalog.
+
+Each model carries the reasoning efforts the agent reports for it (``entries[].efforts``, from
+``describe_models()``: Claude's ``supportedEffortLevels``, Codex's ``supportedReasoningEfforts``,
+OpenCode's ``variants``). ``takes_effort`` says whether the adapter has an effort option at all
+(the ACP agents do not); ``efforts_reason`` says why efforts are missing where they are. The form
+offers exactly those efforts, never a fixed list. ``?probe=false`` answers from the cache only
+(the session view uses it: opening a session never starts a second agent).
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..adapters.base import construct
+from ..adapters._model_info import ModelInfo
+from ..adapters.base import BaseAdapter, construct, supported_options
+from ..registry import Profile
 from ..sessions import SessionManager
 from ._responses import json_response
 
@@ -40,6 +49,55 @@ class ModelList(msgspec.Struct, frozen=True, kw_only=True):
     models: list[str]
     reason: str | None = None
     """Why there is no live list (the adapter cannot report one, or asking it failed)."""
+    entries: list[ModelInfo] = msgspec.field(default_factory=list)
+    """``models`` with what the agent says of each (its efforts), in the same order."""
+    takes_effort: bool = False
+    """The adapter has an effort launch option."""
+    efforts_reason: str | None = None
+    """Why efforts are not listed (for every model, or for those with ``efforts: null``)."""
+
+
+def _effort_facts(cls: type[BaseAdapter], entries: list[ModelInfo]) -> dict[str, Any]:
+    takes = "effort" in supported_options(cls)
+    if not takes:
+        reason: str | None = f"{cls.display_name} takes no reasoning effort at launch"
+    elif entries and all(e.efforts is not None for e in entries):
+        reason = None
+    else:
+        reason = cls.efforts_unavailable or f"{cls.display_name} does not list its efforts"
+    return {"takes_effort": takes, "efforts_reason": reason}
+
+
+def listed_models(state: Any, adapter_id: str) -> ModelList | None:
+    """The cached live list of ``adapter_id``, if one was asked for recently."""
+    cache: dict[str, tuple[float, ModelList]] | None = getattr(state, "model_lists", None)
+    hit = (cache or {}).get(adapter_id)
+    if hit is None or time.monotonic() - hit[0] >= CACHE_SECONDS:
+        return None
+    return hit[1]
+
+
+def check_effort(cls: type[BaseAdapter], profile: Profile, listed: ModelList | None) -> None:
+    """ValueError when ``profile.effort`` cannot be honoured: the adapter takes no effort, or
+    its live list says the model (or, with no model, every model) has no such effort."""
+    effort = profile.effort
+    if effort is None:
+        return
+    if "effort" not in supported_options(cls):
+        raise ValueError(f"{cls.display_name} takes no reasoning effort at launch")
+    if listed is None or not listed.live:
+        return
+    entries = [e for e in listed.entries if profile.model in (None, e.id)]
+    known = [e.efforts for e in entries if e.efforts is not None]
+    if not entries or len(known) < len(entries):
+        return  # a model corral has no list for, or efforts not listed: the agent decides
+    if not any(effort in efforts for efforts in known):
+        offered = sorted({x for efforts in known for x in efforts})
+        which = profile.model or "any of its models"
+        raise ValueError(
+            f"{cls.display_name} lists no effort {effort!r} for {which}"
+            + (f" (it lists {', '.join(offered)})" if offered else " (it takes none)")
+        )
 
 
 async def _ask(manager: SessionManager, adapter_id: str) -> ModelList:
@@ -47,19 +105,34 @@ async def _ask(manager: SessionManager, adapter_id: str) -> ModelList:
     if not cls.provides_models:
         why = cls.models_unavailable or f"{cls.display_name} does not report its models to corral"
         reason = f"{why}; type a model name"
-        return ModelList(adapter_id=adapter_id, live=False, models=[], reason=reason)
+        return ModelList(
+            adapter_id=adapter_id, live=False, models=[], reason=reason, **_effort_facts(cls, [])
+        )
     with tempfile.TemporaryDirectory(prefix="corral-models-") as scratch:
         adapter = construct(cls, cwd=scratch)
         try:
             await asyncio.wait_for(adapter.start(f"models-{uuid.uuid4().hex}"), START_TIMEOUT)
-            models = await asyncio.wait_for(adapter.list_models(), LIST_TIMEOUT)
+            entries = await asyncio.wait_for(adapter.describe_models(), LIST_TIMEOUT)
         except Exception as exc:  # the agent is not ready: say so, the form stays usable
             reason = f"could not ask {cls.display_name}: {type(exc).__name__}: {exc}"
-            return ModelList(adapter_id=adapter_id, live=False, models=[], reason=reason)
+            return ModelList(
+                adapter_id=adapter_id,
+                live=False,
+                models=[],
+                reason=reason,
+                **_effort_facts(cls, []),
+            )
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(adapter.stop(), STOP_TIMEOUT)
-    return ModelList(adapter_id=adapter_id, live=True, models=sorted(set(models)))
+    unique = sorted({e.id: e for e in entries}.values(), key=lambda e: e.id)
+    return ModelList(
+        adapter_id=adapter_id,
+        live=True,
+        models=[e.id for e in unique],
+        entries=unique,
+        **_effort_facts(cls, unique),
+    )
 
 
 async def list_models(request: Request) -> Response:
@@ -71,6 +144,19 @@ async def list_models(request: Request) -> Response:
     hit = cache.get(adapter_id)
     if hit is not None and time.monotonic() - hit[0] < CACHE_SECONDS:
         return json_response(hit[1])
+    if request.query_params.get("probe", "true").lower() in ("0", "false", "no"):
+        cls = state.manager.resolver(adapter_id)  # an unknown id: 404
+        if cls.provides_models:  # only a cached list: starting the agent is not wanted here
+            not_yet = f"{cls.display_name}'s models have not been asked for recently"
+            return json_response(
+                ModelList(
+                    adapter_id=adapter_id,
+                    live=False,
+                    models=[],
+                    reason=not_yet,
+                    **_effort_facts(cls, []),
+                )
+            )
     locks: dict[str, asyncio.Lock] | None = getattr(state, "model_locks", None)
     if locks is None:
         locks = state.model_locks = {}
@@ -86,4 +172,4 @@ async def list_models(request: Request) -> Response:
 
 ROUTES = [Route("/api/adapters/{adapter_id}/models", list_models, methods=["GET"])]
 
-OPENAPI_TYPES: tuple[Any, ...] = (ModelList,)
+OPENAPI_TYPES: tuple[Any, ...] = (ModelList, ModelInfo)

@@ -127,8 +127,10 @@ def _paths() -> dict[str, dict[str, Any]]:
         },
         "/api/adapters/{adapter_id}/models": {
             "get": _op(
-                "The models an adapter lists live (adapters with provides_models), else why not",
+                "The models an adapter lists live (adapters with provides_models), each with "
+                "its efforts, else why not; probe=false answers from the cache only",
                 params=("adapter_id",),
+                query=(("probe", "boolean"),),
                 returns=_ref("ModelList"),
             )
         },
@@ -162,9 +164,10 @@ def _paths() -> dict[str, dict[str, Any]]:
         },
         "/api/settings/adapters/{adapter_id}/defaults": {
             "put": _op(
-                "The model, effort and intent the new-session form preselects for an adapter",
+                "The adapter's profile: the model, effort and intent of a launch naming none "
+                "(changing it marks the adapter stale: the next launch re-verifies)",
                 params=("adapter_id",),
-                body="AdapterDefaults",
+                body="Profile",
                 returns=_ref("SettingsView"),
                 mutating=True,
             )

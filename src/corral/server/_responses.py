@@ -10,6 +10,7 @@ from starlette.responses import Response
 from .._redact import redact
 from ..errors import (
     AdapterNotFoundError,
+    AdapterUnverified,
     ConfigError,
     CorralError,
     IntentRefused,
@@ -55,6 +56,8 @@ def corral_error_response(exc: CorralError) -> Response:
             "detail": {"adapter_id": exc.adapter_id, "intent": exc.intent, "reason": exc.reason},
         }
         return json_response(body, 422)
+    if isinstance(exc, AdapterUnverified):
+        return error_response(409, "adapter_unverified", str(exc), adapter_id=exc.adapter_id)
     if isinstance(exc, UnsupportedOperation):
         return error_response(
             422, type(exc).__name__, str(exc), adapter_id=exc.adapter_id, operation=exc.operation

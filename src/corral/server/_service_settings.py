@@ -1,9 +1,11 @@
-"""The service's own settings: the attention webhook and the defaults per adapter.
+"""The service's own settings: the attention webhook.
 
 One small JSON file, ``settings.json`` next to the service's database (the corral home by
 default), written ``0600`` and replaced atomically. A missing file is the defaults; a corrupt one
 is refused with the file named (never silently reset: it may hold a webhook someone relies on).
-Every value is validated on the way in (:func:`check_webhook_url`, :class:`AdapterDefaults`).
+Every value is validated on the way in (:func:`check_webhook_url`). The defaults per adapter
+are the adapters' profiles (:mod:`corral.registry._profiles`); an ``adapter_defaults`` map left in
+an older ``settings.json`` is moved there once (:func:`migrate_defaults`).
 """
 
 from __future__ import annotations
@@ -17,25 +19,17 @@ import msgspec
 
 from .._paths import FILE_MODE
 from ..errors import ConfigError
-from ..intents import Intent
+from ..registry import Profile, load_profiles, save_profile
 
 SETTINGS_FILE = "settings.json"
 MAX_URL_LENGTH = 2048
-EFFORTS = ("low", "medium", "high")
-
-
-class AdapterDefaults(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What the new-session form preselects for one adapter (blank: the adapter's own default)."""
-
-    model: str | None = None
-    effort: str | None = None
-    intent: Intent | None = None
 
 
 class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     webhook_url: str | None = None
     """Receives every attention event as JSON (http or https only); ``None``: off."""
-    adapter_defaults: dict[str, AdapterDefaults] = msgspec.field(default_factory=dict)
+    adapter_defaults: dict[str, Profile] = msgspec.field(default_factory=dict)
+    """Only in files written before profiles moved to the registry; see :func:`migrate_defaults`."""
 
 
 def check_webhook_url(url: str | None) -> str | None:
@@ -53,14 +47,6 @@ def check_webhook_url(url: str | None) -> str | None:
     if any(c.isspace() or ord(c) < 32 for c in url):
         raise ValueError("the webhook URL contains whitespace or control characters")
     return url
-
-
-def check_defaults(defaults: AdapterDefaults) -> AdapterDefaults:
-    if defaults.effort is not None and defaults.effort not in EFFORTS:
-        raise ValueError(f"effort must be one of {', '.join(EFFORTS)}, not {defaults.effort!r}")
-    if defaults.model is not None and (len(defaults.model) > 200 or not defaults.model.strip()):
-        raise ValueError("model must be a non-empty name of at most 200 characters")
-    return defaults
 
 
 class SettingsStore:
@@ -97,3 +83,15 @@ class SettingsStore:
 
     def update(self, **changes: object) -> ServiceSettings:
         return self.replace(msgspec.structs.replace(self._current, **changes))
+
+
+def migrate_defaults(store: SettingsStore, *, home: Path | None = None) -> None:
+    """Move an older file's ``adapter_defaults`` into the profiles (an existing profile wins)."""
+    legacy = store.current.adapter_defaults
+    if not legacy:
+        return
+    existing = load_profiles(home=home)
+    for adapter_id, profile in legacy.items():
+        if adapter_id not in existing:
+            save_profile(adapter_id, profile, home=home)
+    store.update(adapter_defaults={})

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..adapters.base import supported_options
+from ..registry import Profile, load_profile
 from ..sessions import SessionManager, SessionSpec, ViewState
 from ._bodies import (
     ApprovalAnswer,
@@ -25,8 +26,8 @@ from ._bodies import (
 )
 from ._confine import check_cwd, confine_attachments
 from ._limits import Limits, check_fields
+from ._models_api import check_effort, listed_models
 from ._responses import Refusal, json_response
-from ._settings_api import launch_gate
 
 T = TypeVar("T")
 
@@ -80,15 +81,23 @@ async def list_sessions(request: Request) -> Response:
 async def create_session(request: Request) -> Response:
     body = await _body(request, CreateSession)
     check_cwd(body.cwd)
-    await launch_gate(body.adapter_id)  # a changed profile re-verifies first
+    profile = load_profile(body.adapter_id)  # what is left out comes from the adapter's profile
     spec = SessionSpec(
         adapter_id=body.adapter_id,
-        model=body.model,
-        effort=body.effort,
+        model=profile.model if body.model is msgspec.UNSET else body.model,
+        effort=profile.effort if body.effort is msgspec.UNSET else body.effort,
         cwd=body.cwd,
-        intent=body.intent,
+        intent=profile.intent if body.intent is msgspec.UNSET else body.intent,
         allowed_commands=body.allowed_commands,
-    )
+    )  # the manager's launch gate re-verifies a stale adapter first (corral.registry)
+    try:  # an effort the adapter's live list does not offer for that model is refused
+        check_effort(
+            _manager(request).resolver(spec.adapter_id),
+            Profile(model=spec.model, effort=spec.effort),
+            listed_models(request.app.state, spec.adapter_id),
+        )
+    except ValueError as exc:
+        raise Refusal(422, "ValidationError", str(exc), field="effort") from None
     record = await _manager(request).create_session(spec, start=body.start)
     return json_response(record, 201)
 

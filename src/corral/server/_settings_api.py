@@ -1,19 +1,23 @@
 """``/api/settings``: the service's settings (:mod:`._service_settings`) and the webhook behind them.
 
-* ``GET /api/settings``: the webhook URL and its last delivery, the defaults per adapter, the
-  adapters whose profile is stale.
+* ``GET /api/settings``: the webhook URL and its last delivery, each adapter's profile (its
+  defaults), the adapters whose verification is stale.
 * ``PUT /api/settings/webhook`` ``{"url": "https://…" | null}``: only http(s) URLs; ``null`` or
   blank turns it off.
-* ``PUT /api/settings/adapters/{id}/defaults`` ``{"model", "effort", "intent"}``: what the
-  new-session form preselects for that adapter (all blank: forgotten).
+* ``PUT /api/settings/adapters/{id}/defaults`` ``{"model", "effort", "intent"}``: the adapter's
+  profile (:mod:`corral.registry._profiles`, in corral's home): what a launch naming none of
+  them uses, and what the new-session form preselects (all blank: forgotten). Changing it makes
+  the adapter's verification stale, so the next launch re-verifies.
 * ``GET /api/settings/conformance``: the recorded conformance results per agent and CLI version
   (``corral conformance`` writes them; read-only here).
 * ``POST /api/settings/adapters/{id}/verify``: verify the adapter's launch now and record it.
 
 Verification uses the registry's records (:mod:`corral.registry`): an adapter whose structured
-profile changed since its last passing verify is *stale*; :func:`launch_gate` re-verifies a stale
-adapter before a session starts and refuses the launch when that fails. An adapter never verified
-is shown as such and launches without a gate (the first verify is the user's call).
+profile or user profile changed since its last passing verify is *stale*;
+:func:`corral.registry.launch_gate` (awaited by the session manager before every launch, and by
+``corral run``) re-verifies a stale adapter first and refuses the launch when that fails. An
+adapter never verified is shown as such and launches without a gate (the first verify is the
+user's call).
 
 :func:`mount` opens the store and hangs the :class:`~._webhook.Webhook` on the session hub for the
 app's lifetime.
@@ -34,16 +38,27 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import AdapterNotFoundError
+from ..adapters._options import LaunchOptions
+from ..adapters.base import check_options
 from ..manifests import Manifest
-from ..registry import Registry, ensure_verified, is_stale, last_verify, record_verify, verify
+from ..registry import (
+    Profile,
+    Registry,
+    check_profile,
+    is_stale,
+    last_verify,
+    load_profiles,
+    record_verify,
+    save_profile,
+    verify,
+)
+from ._models_api import check_effort, listed_models
 from ._responses import Refusal, json_response
 from ._service_settings import (
-    AdapterDefaults,
     ServiceSettings,
     SettingsStore,
-    check_defaults,
     check_webhook_url,
+    migrate_defaults,
 )
 from ._webhook import AttentionEvent, Delivery, Webhook
 
@@ -82,7 +97,8 @@ class AgentConformance(msgspec.Struct, frozen=True, kw_only=True):
 class SettingsView(msgspec.Struct, frozen=True, kw_only=True):
     webhook_url: str | None
     webhook_delivery: Delivery
-    adapter_defaults: dict[str, AdapterDefaults]
+    adapter_defaults: dict[str, Profile]
+    """Each adapter's profile (only adapters with one)."""
     verification: list[VerifyState]
 
 
@@ -102,7 +118,7 @@ def _view(request: Request) -> SettingsView:
     return SettingsView(
         webhook_url=current.webhook_url,
         webhook_delivery=webhook.delivery,
-        adapter_defaults=current.adapter_defaults,
+        adapter_defaults=load_profiles(home=registry.home),
         verification=[_verify_state(e.manifest, registry) for e in registry.entries()],
     )
 
@@ -117,29 +133,6 @@ def _verify_state(manifest: Manifest, registry: Registry) -> VerifyState:
         checked_at=record.checked_at if record else None,
         detail=record.detail if record else None,
     )
-
-
-async def launch_gate(adapter_id: str) -> None:
-    """Re-verify ``adapter_id`` when its recorded verification is stale; refuse if it fails."""
-    registry = Registry()
-    try:
-        manifest = registry.manifest(adapter_id)
-    except AdapterNotFoundError:
-        return  # demo ids and test resolvers: no manifest, nothing recorded
-    if last_verify(adapter_id, home=registry.home) is None:
-        return
-    if not is_stale(manifest, home=registry.home):
-        return
-    record = await asyncio.wait_for(
-        ensure_verified(manifest, home=registry.home), VERIFY_TIMEOUT + 5
-    )
-    if not record.ok:
-        raise Refusal(
-            409,
-            "adapter_unverified",
-            f"{adapter_id} changed since it was verified and does not verify now: {record.detail}",
-            adapter_id=adapter_id,
-        )
 
 
 async def _decode(request: Request, kind: type[Any]) -> Any:
@@ -165,19 +158,16 @@ async def put_webhook(request: Request) -> Response:
 
 async def put_defaults(request: Request) -> Response:
     adapter_id = str(request.path_params["adapter_id"])
-    request.app.state.manager.resolver(adapter_id)  # an unknown id: 404
-    body: AdapterDefaults = await _decode(request, AdapterDefaults)
+    cls = request.app.state.manager.resolver(adapter_id)  # an unknown id: 404
+    body: Profile = await _decode(request, Profile)
     try:
-        check_defaults(body)
+        check_profile(body)
+        check_effort(cls, body, listed_models(request.app.state, adapter_id))
     except ValueError as exc:
-        raise Refusal(422, "ValidationError", str(exc)) from None
-    store = _store(request)
-    defaults = dict(store.current.adapter_defaults)
-    if body == AdapterDefaults():
-        defaults.pop(adapter_id, None)
-    else:
-        defaults[adapter_id] = body
-    store.update(adapter_defaults=defaults)
+        raise Refusal(422, "ValidationError", str(exc), field="effort") from None
+    # what a launch could not honour is refused now (IntentRefused, UnsupportedOperation: 422)
+    check_options(cls, LaunchOptions.create(model=body.model, intent=body.intent))
+    save_profile(adapter_id, body, home=Registry().home)  # a changed profile: stale
     return json_response(_view(request))
 
 
@@ -212,7 +202,7 @@ OPENAPI_TYPES: tuple[Any, ...] = (
     SettingsView,
     VerifyState,
     WebhookBody,
-    AdapterDefaults,
+    Profile,
     AttentionEvent,
     AgentConformance,
 )
@@ -222,6 +212,7 @@ def mount(app: Starlette) -> None:
     """Add the routes; open the store and tap the hub with the webhook for the app's lifetime."""
     app.router.routes.extend(ROUTES)
     store = SettingsStore(app.state.settings.db_path.parent)
+    migrate_defaults(store)
     webhook = Webhook(lambda: store.current.webhook_url)
     app.state.settings_store = store
     app.state.webhook = webhook

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from ..events import (
     SessionStarted,
     StatusChanged,
 )
+from ..registry import launch_gate
 from . import _launch_policy
 from ._hub import Hub
 from ._models import (
@@ -78,6 +79,7 @@ class SessionManager:
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
         start_timeout: float = START_TIMEOUT,
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+        gate: Callable[[str], Awaitable[object]] = launch_gate,
     ) -> None:
         # Queue transitions are fsync'd (synchronous=FULL); the transcript and session rows use
         # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
@@ -88,6 +90,9 @@ class SessionManager:
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
         self.idle_timeout = idle_timeout
+        self.gate = gate
+        """Awaited with the adapter id before every launch (:func:`corral.registry.launch_gate`:
+        a stale adapter re-verifies first, or the launch is refused)."""
         self.locks = OwnerLocks(db_path)
         self.hub = Hub()
         self.history_write_failures = 0
@@ -212,6 +217,8 @@ class SessionManager:
             intent=options.intent,
             allowed_commands=options.allowed_commands,
         )
+        if start:
+            await self.gate(spec.adapter_id)  # refused before anything is stored
         record = self.store.create(spec)
         if start:
             await self.start(record.id)
@@ -223,6 +230,7 @@ class SessionManager:
             if session_id in self._runners:
                 raise SessionError(f"session {session_id} is already running", session_id)
             self._check_writer(session_id)
+            await self.gate(record.adapter_id)  # every launch: a stale profile re-verifies
             self.locks.acquire(session_id)
             cls = self.resolver(record.adapter_id)
             options = LaunchOptions.create(

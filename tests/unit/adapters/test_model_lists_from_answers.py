@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from corral.adapters._acp import session_models
-from corral.adapters.claude import models_of_initialize
-from corral.adapters.codex import models_of_page
+from corral.adapters._model_info import effort_names
+from corral.adapters.claude import model_infos_of_initialize, models_of_initialize
+from corral.adapters.codex import model_infos_of_page, models_of_page
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "transcripts"
 
@@ -83,3 +84,41 @@ def test_claude_and_codex_malformed_answers() -> None:
     assert models_of_page(None) == [] and models_of_page({"data": "x"}) == []
     page = {"data": [{"id": "a"}, {"model": "b", "id": "bb"}, {"model": 5}, "x", {"id": ""}]}
     assert models_of_page(page) == ["a", "b"]
+
+
+def test_claude_initialize_efforts_per_model() -> None:
+    path = FIXTURES / "claude" / "2.1.197" / "text.jsonl"
+    first = json.loads(path.read_text().splitlines()[0])["line"]
+    infos = {m.id: m for m in model_infos_of_initialize(_answer(path, first["request_id"]))}
+    assert infos["sonnet"].efforts == ("low", "medium", "high", "xhigh", "max")
+    assert infos["sonnet"].name == "Sonnet"
+    assert infos["haiku"].efforts == ()  # recorded without supportsEffort: it takes none
+    assert list(infos) == models_of_initialize(_answer(path, first["request_id"]))
+
+
+def test_efforts_from_malformed_answers() -> None:
+    junk = {
+        "models": [
+            {"value": "a", "supportsEffort": True, "supportedEffortLevels": "high"},
+            {
+                "value": "b",
+                "supportsEffort": True,
+                "supportedEffortLevels": [1, "", "x" * 40, "hi"],
+            },
+            {"value": "c", "supportsEffort": True},
+        ]
+    }
+    infos = model_infos_of_initialize(junk)
+    assert [m.efforts for m in infos] == [None, ("hi",), None]
+    page = {
+        "data": [
+            {"model": "m", "supportedReasoningEfforts": [{"reasoningEffort": "low"}, "x", {}]},
+            {"model": "n", "supportedReasoningEfforts": None, "defaultReasoningEffort": 3},
+        ]
+    }
+    infos = model_infos_of_page(page)
+    assert [(m.id, m.efforts, m.default_effort) for m in infos] == [
+        ("m", ("low",), None),
+        ("n", None, None),
+    ]
+    assert effort_names(["a", "a", "b"]) == ("a", "b")

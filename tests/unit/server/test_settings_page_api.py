@@ -1,5 +1,5 @@
-"""``/api/settings``: defaults per adapter, recorded conformance results, verification and the
-launch gate that re-verifies an adapter whose profile changed."""
+"""``/api/settings``: defaults per adapter, recorded conformance results and verification
+(profiles and the launch gate: test_profiles_gate.py)."""
 
 from __future__ import annotations
 
@@ -59,14 +59,17 @@ def _state(view: dict[str, object], adapter_id: str) -> dict[str, object]:
 async def test_defaults_are_stored_validated_and_forgotten(tmp_path: Path, home: Path) -> None:
     async with client_for(make_app(tmp_path)) as client:
         url = "/api/settings/adapters/scripted/defaults"
-        r = await client.put(url, json={"model": "m2", "effort": "high", "intent": "review"})
+        r = await client.put(url, json={"model": "m2", "effort": "high"})
         assert r.status_code == 200, r.text
         assert r.json()["adapter_defaults"]["scripted"] == {
             "model": "m2",
             "effort": "high",
-            "intent": "review",
+            "intent": None,
         }
-        assert (await client.put(url, json={"effort": "extreme"})).status_code == 422
+        # an intent the adapter cannot enforce is refused, as at launch
+        r = await client.put(url, json={"intent": "review"})
+        assert r.status_code == 422 and r.json()["code"] == "intent_refused"
+        assert (await client.put(url, json={"effort": "Extreme!"})).status_code == 422
         assert (await client.put(url, json={"intent": "sudo"})).status_code == 422
         assert (await client.put(url, json={"model": " "})).status_code == 422
         assert (await client.put(url, json={"colour": "red"})).status_code == 422
@@ -102,30 +105,3 @@ async def test_conformance_results_per_version(tmp_path: Path, home: Path) -> No
     newer = [ScenarioResult(agent="claude", scenario="usage", outcome=Outcome.PASS)]
     save_results(newer, versions={"claude": "2.2.0"}, adapters={"claude": "claude-code"})
     assert [r.scenario for r in load_results()["claude"].results] == ["usage"]
-
-
-async def test_a_changed_profile_is_stale_and_the_next_launch_reverifies(
-    tmp_path: Path, home: Path
-) -> None:
-    _write_manifest(home, "cat")
-    async with client_for(make_app(tmp_path)) as client:
-        view = (await client.get("/api/settings")).json()
-        assert _state(view, "catty")["verified"] is False
-        r = await client.post("/api/settings/adapters/catty/verify")
-        assert r.status_code == 200, r.text
-        assert r.json()["ok"] is True and r.json()["stale"] is False
-
-        _write_manifest(home, "false")  # the profile changed: stale until verified again
-        view = (await client.get("/api/settings")).json()
-        assert _state(view, "catty")["stale"] is True
-        r = await client.post("/api/sessions", json={"adapter_id": "catty"})
-        assert r.status_code == 409, r.text
-        assert r.json()["type"] == "adapter_unverified"
-        assert _state((await client.get("/api/settings")).json(), "catty")["stale"] is True
-
-        _write_manifest(home, "cat -u")  # changed again, and this one launches
-        r = await client.post("/api/sessions", json={"adapter_id": "catty"})
-        # the gate re-verified and let it through; this app's resolver has no such adapter
-        assert r.status_code == 404, r.text
-        state = _state((await client.get("/api/settings")).json(), "catty")
-        assert state["stale"] is False and state["ok"] is True

@@ -1,6 +1,7 @@
 // The start page: adapters (first run: installed, pinned, repair), a new session, the sessions.
 
-import { get, post, put } from "./api.js";
+import { get, post } from "./api.js";
+import { applyEffortChoice, chosenEffort, effortChoice } from "./efforts.js";
 import { h, clear, formatCost, formatTime } from "./dom.js";
 
 export const INTENTS = [
@@ -109,8 +110,14 @@ export class HomeView {
     cwd.value = localStorage.getItem("corral.lastProject") || "";
     const model = h("input", { id: "new-model", name: "model", type: "text", placeholder: "adapter default", list: "model-list" });
     const modelList = h("datalist", { id: "model-list" });
-    const effort = h("select", { id: "new-effort", name: "effort" },
-      ["", "low", "medium", "high"].map((e) => h("option", { value: e }, e || "adapter default")));
+    // Efforts as the agent lists them for the chosen model (efforts.js), never a fixed list.
+    const effort = h("select", { id: "new-effort", name: "effort" });
+    const effortText = h("input", { id: "new-effort-text", name: "effort-text", type: "text", placeholder: "agent default", autocomplete: "off", hidden: true });
+    const effortHint = h("p", { class: "hint", id: "effort-hint" });
+    let modelsList = null;
+    const refreshEfforts = (wanted) => applyEffortChoice(effortChoice(modelsList, model.value), effort, effortText, effortHint, wanted);
+    model.addEventListener("input", () => refreshEfforts());
+    model.addEventListener("change", () => refreshEfforts());
     const intent = h("select", { id: "new-intent", name: "intent" });
     const intentHint = h("p", { class: "hint", id: "intent-hint" });
     const refreshIntents = () => {
@@ -136,37 +143,45 @@ export class HomeView {
     const modelHint = h("p", { class: "hint", id: "model-hint" });
     const refreshModels = async () => {
       const a = this.adapters.find((x) => x.id === select.value);
+      if (!a) return;
+      const wanted = chosenEffort(effort, effortText) || undefined;
       clear(modelList);
+      modelsList = null;
       modelHint.textContent = "";
-      if (!a?.provides_models) {
-        const why = a?.models_unavailable ? ` (${a.models_unavailable})` : "";
-        modelHint.textContent = `This agent does not list its models${why}: type one, or keep its default.`;
-        return;
-      }
-      modelHint.textContent = "Asking the agent for its models…";
+      refreshEfforts(wanted);
+      effortHint.textContent = "Asking the agent for its efforts…";
+      if (a.provides_models) modelHint.textContent = "Asking the agent for its models…";
       try {
+        // Instant for an agent that lists nothing (it still says whether it takes an effort).
         const list = await get(`/api/adapters/${encodeURIComponent(a.id)}/models`);
         if (select.value !== a.id) return;
+        modelsList = list;
         for (const m of list.models) modelList.append(h("option", { value: m }));
-        modelHint.textContent = list.live
-          ? `${list.models.length} model(s) listed by the agent.`
-          : list.reason || "No live list.";
+        if (!a.provides_models) {
+          const why = a.models_unavailable ? ` (${a.models_unavailable})` : "";
+          modelHint.textContent = `This agent does not list its models${why}: type one, or keep its default.`;
+        } else {
+          modelHint.textContent = list.live
+            ? `${list.models.length} model(s) listed by the agent.`
+            : list.reason || "No live list.";
+        }
       } catch (err) {
         modelHint.textContent = `Could not list models: ${err.message}`;
       }
+      refreshEfforts(wanted);
     };
     // The adapter's defaults on the service (settings page, or the last choices made here).
     const prefill = () => {
       const saved = this.settings?.adapter_defaults?.[select.value] || {};
       model.value = typeof saved.model === "string" ? saved.model : "";
-      effort.value = typeof saved.effort === "string" ? saved.effort : "";
+      refreshEfforts(typeof saved.effort === "string" ? saved.effort : "");
       if (typeof saved.intent === "string" && [...intent.options].some((o) => o.value === saved.intent)) {
         intent.value = saved.intent;
         intent.onchange?.();
       }
     };
     select.addEventListener("change", refreshIntents);
-    select.addEventListener("change", prefill);
+    select.addEventListener("change", () => { modelsList = null; prefill(); });
     select.addEventListener("change", refreshModels);
     const error = h("p", { class: "error-text", role: "alert" });
     const form = h(
@@ -176,20 +191,18 @@ export class HomeView {
         onsubmit: async (e) => {
           e.preventDefault();
           error.textContent = "";
+          // Every choice is sent: blank is null (the agent's own default), so the adapter's
+          // profile, already shown in the fields, is not applied a second time on the service.
           const body = { adapter_id: select.value };
-          if (intent.value) body.intent = intent.value;
+          body.intent = intent.value || null;
           if (cwd.value.trim()) body.cwd = cwd.value.trim();
-          if (model.value.trim()) body.model = model.value.trim();
-          if (effort.value) body.effort = effort.value;
+          body.model = model.value.trim() || null;
+          body.effort = chosenEffort(effort, effortText) || null;
           submit.disabled = true;
           submit.textContent = "Starting…";
           try {
             const record = await post("/api/sessions", body);
             if (body.cwd) localStorage.setItem("corral.lastProject", body.cwd);
-            const defaults = { model: body.model || null, effort: body.effort || null, intent: body.intent || null };
-            put(`/api/settings/adapters/${encodeURIComponent(body.adapter_id)}/defaults`, defaults)
-              .catch(() => {}); // remembering is a convenience; the session has started
-            if (this.settings) this.settings.adapter_defaults[body.adapter_id] = defaults;
             this.navigate(`#/s/${record.id}`);
           } catch (err) {
             error.textContent = `Could not start: ${err.message}`;
@@ -201,7 +214,7 @@ export class HomeView {
       field("Agent", select),
       field("Project directory", cwd),
       field("Model", model, modelList, modelHint),
-      field("Effort", effort),
+      field("Effort", effort, effortText, effortHint),
       field("Intent", intent, intentHint),
     );
     const submit = h("button", { type: "submit", class: "primary" }, "Start session");

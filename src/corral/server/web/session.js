@@ -3,6 +3,7 @@
 import { get, post, put } from "./api.js";
 import { buildComposer, submit, attach, renderChips } from "./composer.js";
 import { h, clear, pretty } from "./dom.js";
+import { effortChoice, effortLine } from "./efforts.js";
 import { refreshQueueSoon, renderQueue, queueItem, promptAction } from "./queue.js";
 import { Transcript, usageText } from "./transcript.js";
 
@@ -47,6 +48,11 @@ export class SessionView {
     this.session = detail.session;
     this.prompts = detail.prompts;
     this.view = { ...this.view, ...view };
+    // The efforts the agent listed for this model, from the service's cache only (opening a
+    // session never starts a second agent); drawn into the composer's effective line.
+    get(`/api/adapters/${encodeURIComponent(this.session.adapter_id)}/models?probe=false`)
+      .then((list) => { this.modelsList = list; this.renderHeader(); })
+      .catch(() => {});
     // A long transcript opens at its tail: the last TAIL_EVENTS events, cut at a turn boundary,
     // are drawn first; the earlier turns are drawn in the background and put above them.
     const from = Math.max(0, (this.session.last_seq || 0) - TAIL_EVENTS);
@@ -204,7 +210,7 @@ export class SessionView {
       `session ${s.id}`,
     ].filter(Boolean).join(" · ");
     const model = this.transcript.model || s.model || info.model || "adapter default";
-    this.effective.textContent = `Model: ${model} · Effort: ${s.effort || "default"}`;
+    this.effective.textContent = `Model: ${model} · Effort: ${effortLine(s.effort, effortChoice(this.modelsList, s.model || ""))}`;
     const caps = this.capabilities();
     const turning = s.state === "busy" || s.state === "starting";
     this.controls.stop.disabled = !turning || !(caps.interrupt || caps.cancel);

@@ -4,6 +4,7 @@
 
 import { get, post, put } from "./api.js";
 import { h, clear, formatTime } from "./dom.js";
+import { applyEffortChoice, chosenEffort, effortChoice } from "./efforts.js";
 import { INTENTS } from "./home.js";
 
 const OUTCOME = { pass: "pass", fail: "fail", unsupported: "unsupported" };
@@ -115,11 +116,33 @@ export class SettingsView {
   defaultsForm(a) {
     const saved = this.settings.adapter_defaults[a.id] || {};
     const id = (name) => `defaults-${a.id}-${name}`;
-    const model = h("input", { id: id("model"), type: "text", placeholder: "adapter default", autocomplete: "off" });
+    const model = h("input", { id: id("model"), type: "text", placeholder: "adapter default", autocomplete: "off", list: id("models") });
     model.value = saved.model || "";
-    const effort = h("select", { id: id("effort") },
-      ["", "low", "medium", "high"].map((e) => h("option", { value: e }, e || "adapter default")));
-    effort.value = saved.effort || "";
+    const models = h("datalist", { id: id("models") });
+    // Efforts as the agent lists them for that model (efforts.js): from the service's cached list
+    // at first (no agent is started to draw this page), the live one on "List models and efforts".
+    const effort = h("select", { id: id("effort") });
+    const effortText = h("input", { id: id("effort-text"), type: "text", placeholder: "adapter default", autocomplete: "off", hidden: true });
+    const effortHint = h("span", { class: "hint", id: id("effort-hint") });
+    let list = null;
+    const refresh = (wanted) => applyEffortChoice(effortChoice(list, model.value), effort, effortText, effortHint, wanted);
+    const load = async (probe) => {
+      effortHint.textContent = probe ? "Asking the agent…" : "";
+      try {
+        list = await get(`/api/adapters/${encodeURIComponent(a.id)}/models${probe ? "" : "?probe=false"}`);
+        clear(models);
+        for (const m of list.models) models.append(h("option", { value: m }));
+      } catch (err) {
+        list = null;
+        effortHint.textContent = `Could not list: ${err.message}`;
+        return;
+      }
+      refresh(chosenEffort(effort, effortText) || saved.effort || "");
+    };
+    model.addEventListener("input", () => refresh());
+    refresh(saved.effort || "");
+    load(false);
+    const ask = h("button", { type: "button", class: "list-efforts", onclick: () => load(true) }, "List models and efforts");
     const allowed = a.enforceable_intents ?? ["work", "review", "act-pr"];
     const intent = h("select", { id: id("intent") }, h("option", { value: "" }, "no default"),
       INTENTS.filter(([v]) => allowed.includes(v)).map(([v, label]) => h("option", { value: v }, label)));
@@ -131,16 +154,20 @@ export class SettingsView {
         e.preventDefault();
         try {
           this.settings = await put(`/api/settings/adapters/${encodeURIComponent(a.id)}/defaults`, {
-            model: model.value.trim() || null, effort: effort.value || null, intent: intent.value || null,
+            model: model.value.trim() || null, effort: chosenEffort(effort, effortText) || null, intent: intent.value || null,
           });
           note.textContent = "Saved.";
+          // A changed profile makes a verified adapter stale: the next launch re-verifies.
+          const shown = form.closest("article")?.querySelector(".verify-state");
+          if (shown) shown.textContent = verifyText(this.settings.verification.find((v) => v.adapter_id === a.id));
         } catch (err) {
           note.textContent = `Not saved: ${err.message}`;
         }
       },
     },
-    h("div", { class: "field" }, h("label", { for: id("model") }, "Default model"), model),
-    h("div", { class: "field" }, h("label", { for: id("effort") }, "Default effort"), effort),
+    h("div", { class: "field" }, h("label", { for: id("model") }, "Default model"), model, models),
+    h("div", { class: "field" }, h("label", { for: id("effort") }, "Default effort"), effort, effortText, effortHint),
+    ask,
     h("div", { class: "field" }, h("label", { for: id("intent") }, "Default intent"), intent),
     h("button", { type: "submit" }, "Save defaults"), note);
     return form;

@@ -1,0 +1,45 @@
+"""The launch gate: every launch path calls :func:`launch_gate` before an agent process starts.
+
+``SessionManager.start`` (so session create, start, resume and restart through the API, ``corral
+chat`` and ``corral sessions resume``) and ``corral run`` call it. An adapter whose recorded
+verification is *stale* (its manifest's structured profile or the user's profile of defaults
+changed since the last passing verify, see :mod:`._state`) is verified again first, bounded, and
+the launch is refused with :class:`~corral.errors.AdapterUnverified` when that fails. An adapter
+never verified, or one without a manifest (demo ids, test resolvers), launches without the gate:
+there is no earlier state to be stale against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ..errors import AdapterNotFoundError, AdapterUnverified
+from ._registry import Registry
+from ._state import VerifyRecord, ensure_verified, is_stale, last_verify
+
+GATE_TIMEOUT = 45.0
+
+
+async def launch_gate(
+    adapter_id: str, *, home: Path | None = None, timeout: float = GATE_TIMEOUT
+) -> VerifyRecord | None:
+    """Re-verify ``adapter_id`` when its verification is stale; the record it launches under
+    (``None``: nothing recorded, no gate). Raises :class:`AdapterUnverified` when it fails."""
+    record = last_verify(adapter_id, home=home)
+    if record is None:
+        return None  # checked first: most launches never build a registry
+    registry = Registry(home=home)
+    try:
+        manifest = registry.manifest(adapter_id)
+    except AdapterNotFoundError:
+        return None
+    if not is_stale(manifest, home=registry.home):
+        return record
+    try:
+        record = await asyncio.wait_for(ensure_verified(manifest, home=registry.home), timeout)
+    except TimeoutError:
+        raise AdapterUnverified(adapter_id, f"the verification took over {timeout:g} s") from None
+    if not record.ok:
+        raise AdapterUnverified(adapter_id, record.detail)
+    return record
