@@ -84,7 +84,9 @@ def check_effort(cls: type[BaseAdapter], profile: Profile, listed: ModelList | N
     if effort is None:
         return
     if "effort" not in supported_options(cls):
-        raise ValueError(f"{cls.display_name} takes no reasoning effort at launch")
+        raise ValueError(
+            f"{cls.display_name} takes no reasoning effort at launch (option 'effort')"
+        )
     if listed is None or not listed.live:
         return
     entries = [e for e in listed.entries if profile.model in (None, e.id)]

@@ -89,11 +89,18 @@ def test_claude_and_codex_malformed_answers() -> None:
 def test_claude_initialize_efforts_per_model() -> None:
     path = FIXTURES / "claude" / "2.1.197" / "text.jsonl"
     first = json.loads(path.read_text().splitlines()[0])["line"]
-    infos = {m.id: m for m in model_infos_of_initialize(_answer(path, first["request_id"]))}
+    answer = _answer(path, first["request_id"])
+    infos = {m.id: m for m in model_infos_of_initialize(answer)}
     assert infos["sonnet"].efforts == ("low", "medium", "high", "xhigh", "max")
     assert infos["sonnet"].name == "Sonnet"
-    assert infos["haiku"].efforts == ()  # recorded without supportsEffort: it takes none
-    assert list(infos) == models_of_initialize(_answer(path, first["request_id"]))
+    for entry in answer["models"]:  # what the recorded answer says, model by model
+        levels = entry.get("supportedEffortLevels") or []
+        assert infos[entry["value"]].efforts == tuple(levels)
+    assert list(infos) == models_of_initialize(answer)
+    # An entry without supportsEffort and without levels takes none (Claude 2.1.197 answers
+    # haiku so when another model is configured).
+    bare = {"models": [{"value": "haiku", "displayName": "Haiku"}]}
+    assert model_infos_of_initialize(bare)[0].efforts == ()
 
 
 def test_efforts_from_malformed_answers() -> None:
