@@ -1,6 +1,7 @@
 """What corral adds over the bare CLI: one-shot runs, per target, in the same run (issue 20 part 1).
 
     python -m benchmarks.bench_overhead [--repeat 5] [--only claude-code,pi]
+                                        [--write-docs docs/compatibility.md]
 
 For each pair below, the pinned CLI runs one text-only turn against the scripted model server twice
 over: once bare, in its own headless mode (the anchor), and once through ``corral run ADAPTER …
@@ -15,11 +16,15 @@ corral, bare, corral …) so drift on a shared machine falls on both sides. Per 
 and prints medians, the wall ratio corral/bare and the added milliseconds. Goal (issue 20): wall
 ratio <= 1.10 and <= 50 ms added. "Time to ready" is not separate for a one-shot run: the CLI is
 ready when it starts the turn, so it is inside "first text".
+
+``--write-docs PAGE`` also writes the figures as the ``overhead`` block of the compatibility page
+(one column per adapter, the matrix's layout), with the machine, load and date of this run.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import statistics
 import subprocess
@@ -199,12 +204,64 @@ def _fmt(value: object, spec: str) -> str:
     return format(value, spec) if isinstance(value, int | float) else "-"
 
 
+_ROWS = (
+    (
+        "bare CLI: first text / turn end (s)",
+        lambda r: f"{_fmt(r['bare_first_text'], '.2f')} / {_fmt(r['bare_end'], '.2f')}",
+    ),
+    (
+        "`corral run`: first text / turn end (s)",
+        lambda r: f"{_fmt(r['corral_first_text'], '.2f')} / {_fmt(r['corral_end'], '.2f')}",
+    ),
+    ("wall ratio (goal ≤ 1.10)", lambda r: _fmt(r["ratio"], ".2f")),
+    ("added ms (goal ≤ 50)", lambda r: _fmt(r["added_ms"], ".0f")),
+    (
+        "peak RSS: corral's process / bare CLI (MiB)",
+        lambda r: f"{_fmt(r['corral_rss_mib'], '.0f')} / {_fmt(r['bare_rss_mib'], '.0f')}",
+    ),
+    (
+        "goal",
+        lambda r: (
+            "met" if r["ratio"] <= GOAL_RATIO and r["added_ms"] <= GOAL_ADDED_MS else "missed"
+        ),
+    ),
+)
+
+
+def overhead_block(rows: list[dict[str, object]], repeat: int, load: tuple[float, ...]) -> str:
+    """The compatibility page's ``overhead`` block: one column per measured adapter."""
+    done = [r for r in rows if "skipped" not in r]
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "## Overhead over the bare CLI",
+        "",
+        f"Written by `python -m benchmarks.bench_overhead --write-docs docs/compatibility.md` on "
+        f"{when}: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} at the start. One text turn against the scripted model, the bare headless "
+        f"CLI and `corral run ADAPTER --json` alternating, median of {repeat}; the bare `codex` "
+        "column runs `codex exec`, corral's `codex` runs the app-server. What the figures mean: "
+        "[performance](performance.md).",
+        "",
+        "| | " + " | ".join(str(r["adapter"]) for r in done) + " |",
+        "|---|" + "---|" * len(done),
+    ]
+    for label, cell in _ROWS:
+        lines.append(f"| {label} | " + " | ".join(cell(r) for r in done) + " |")  # type: ignore[no-untyped-call]
+    for r in rows:
+        if "skipped" in r:
+            lines += ["", f"{r['adapter']}: not measured ({r['skipped']})."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_overhead")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="", help="Comma-separated adapter ids.")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--write-docs", type=Path, default=None, metavar="PAGE")
     args = parser.parse_args(argv)
+    load = os.getloadavg()
+    measured: list[dict[str, object]] = []
     wanted = {a for a in args.only.split(",") if a}
     print(
         f"{'adapter':<12} {'bare 1st':>8} {'corral 1st':>10} {'bare end':>8} {'corral end':>10}"
@@ -216,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             if wanted and pair.adapter not in wanted:
                 continue
             r = run_pair(pair, server, args.repeat, args.timeout)
+            measured.append(r)
             if "skipped" in r:
                 print(f"{pair.adapter:<12} skipped: {r['skipped']}")
                 continue
@@ -231,6 +289,13 @@ def main(argv: list[str] | None = None) -> int:
                 f" {_fmt(r['corral_end'], '10.3f')} {ratio:>6.2f} {added:>8.0f}"
                 f" {_fmt(r['corral_rss_mib'], '8.1f')}Mi {_fmt(r['bare_rss_mib'], '6.1f')}Mi  {note}"
             )
+    if args.write_docs is not None and measured:
+        from corral.testing.conformance._report import splice_block
+
+        page = args.write_docs.read_text() if args.write_docs.is_file() else "# Compatibility\n"
+        block = overhead_block(measured, args.repeat, load)
+        args.write_docs.write_text(splice_block(page, "overhead", block))
+        print(f"wrote the overhead block of {args.write_docs}")
     return 0
 
 

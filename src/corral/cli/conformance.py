@@ -69,7 +69,9 @@ def register(root: typer.Typer) -> None:
 
             versions = ", ".join(f"{p.name} {p.version}" for p in pins.pinned())
             header = f"Pinned CLIs: {versions}. Scripted model: `fake-model`."
-            write_docs.write_text(compatibility_markdown(results, header=header))
+            old = write_docs.read_text() if write_docs.is_file() else None
+            page = compatibility_markdown(results, header=header, keep_from=old)
+            write_docs.write_text(page)
             err_console.print(f"wrote {write_docs}")
         failed = any(r.outcome is Outcome.FAIL for r in results)
         raise typer.Exit(1 if failed or missing else 0)

@@ -1,7 +1,13 @@
-"""The capability matrix: JSON for machines and ``docs/compatibility.md`` for people."""
+"""The capability matrix: JSON for machines and ``docs/compatibility.md`` for people.
+
+The page may also carry blocks that other generators write (the overhead figures of
+``benchmarks/bench_overhead.py``), fenced by ``<!-- NAME:begin -->`` / ``<!-- NAME:end -->``.
+Re-generating the matrix keeps them (``keep_from``), and :func:`splice_block` replaces one in place.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ._scenarios import SCENARIOS
@@ -17,8 +23,33 @@ def matrix(results: Sequence[ScenarioResult]) -> dict[str, dict[str, ScenarioRes
     return out
 
 
-def compatibility_markdown(results: Sequence[ScenarioResult], *, header: str = "") -> str:
-    """A Markdown page: one row per scenario, one column per agent, reasons as footnotes."""
+_BLOCK = re.compile(r"<!-- ([a-z-]+):begin -->\n.*?<!-- \1:end -->\n", re.DOTALL)
+_NOTES = "\n## Notes\n"
+
+
+def blocks(page: str) -> list[str]:
+    """The fenced blocks of ``page``, each with its fences, in order."""
+    return [m.group(0) for m in _BLOCK.finditer(page)]
+
+
+def splice_block(page: str, name: str, body: str) -> str:
+    """``page`` with block ``name`` set to ``body``: replaced in place, or added before the notes."""
+    block = f"<!-- {name}:begin -->\n{body.rstrip()}\n<!-- {name}:end -->\n"
+    for m in _BLOCK.finditer(page):
+        if m.group(1) == name:
+            return page[: m.start()] + block + page[m.end() :]
+    at = page.find(_NOTES)
+    if at < 0:
+        return page.rstrip("\n") + "\n\n" + block
+    return page[: at + 1] + block + page[at:]
+
+
+def compatibility_markdown(
+    results: Sequence[ScenarioResult], *, header: str = "", keep_from: str | None = None
+) -> str:
+    """A Markdown page: one row per scenario, one column per agent, reasons as footnotes.
+
+    ``keep_from``: the page being replaced; its fenced blocks are carried over."""
     table = matrix(results)
     agents = list(table)
     scenarios = [s for s in SCENARIOS if any(s in table[a] for a in agents)]
@@ -50,6 +81,8 @@ def compatibility_markdown(results: Sequence[ScenarioResult], *, header: str = "
                 cell += f" [{len(notes)}]"
             cells.append(cell)
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    for block in blocks(keep_from or ""):
+        lines += ["", block.rstrip("\n")]
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"{i}. {n}" for i, n in enumerate(notes, 1)]
