@@ -50,6 +50,7 @@ from ..events import (
 )
 from ..events.board import BoardProjector
 from ..intents import ApprovalGuard, Intent
+from ..registry import launch_gate
 from ._common import JSON_OPTION, print_json
 from .run import adapter_class
 
@@ -167,6 +168,7 @@ def run_job(
     binary: str | None = None,
     extra_args: list[str] | None = None,
 ) -> _job.JobResult:
+    asyncio.run(launch_gate(agent))  # a stale profile re-verifies first, or the job is refused
     cls = adapter_class(agent)
     offered: dict[str, Any] = {"cwd": str(env.cwd)}
     if env.model:  # never an empty model: absent means the vendor's default

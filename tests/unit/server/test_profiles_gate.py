@@ -203,6 +203,24 @@ def test_corral_run_passes_the_gate(tmp_path: Path, home: Path) -> None:
     assert record is not None and not record.ok  # it re-verified, and that failed
 
 
+def test_corral_job_passes_the_gate(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_manifest(home, "cat")
+    manifest = Registry().manifest("catty")
+    assert record_verify(manifest, asyncio.run(verify(manifest)), home=home).ok
+    _write_manifest(home, "false")  # the profile changed: stale, and re-verifying it fails
+    monkeypatch.setenv("AGENT_PROMPT", "hello")
+    monkeypatch.setenv("AGENT_MODE", "work")
+    monkeypatch.setenv("AGENT_CWD", str(tmp_path))
+    result = CliRunner().invoke(build_app(), ["job", "run", "catty", "--json"])
+    # refused before any agent ran, as `corral run` is (exit 1, the agent-failure code of a job)
+    assert isinstance(result.exception, AdapterUnverified), result.output
+    assert result.exception.exit_code == 1
+    record = last_verify("catty")
+    assert record is not None and not record.ok  # it re-verified, and that failed
+
+
 async def test_efforts_are_listed_per_model_and_checked(tmp_path: Path, home: Path) -> None:
     async with client_for(_app(tmp_path)) as client:
         listed = (await client.get("/api/adapters/efforts/models")).json()
