@@ -35,16 +35,22 @@ from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments
+from ._handoff_terminal import TerminalHandoff
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from .base import Attachment, BaseAdapter
 
 
-class CodexExecAdapter(BaseAdapter):
+class CodexExecAdapter(TerminalHandoff, BaseAdapter):
     """Codex through ``codex exec --json``: headless, one process per turn."""
 
     agent_id: ClassVar[str] = "codex-exec"
     display_name: ClassVar[str] = "Codex (exec)"
     cli_binary: ClassVar[str | None] = "codex"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "per-turn"
+    handoff_processes = ("codex",)
+    handoff_session_flags = ("resume",)
+    handoff_resume_args = ("resume", "{sid}")
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 

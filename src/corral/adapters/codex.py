@@ -58,6 +58,7 @@ from ..protocols.codex_app_server import (
 from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
+from ._handoff_terminal import TerminalHandoff
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
@@ -66,7 +67,7 @@ _REQUEST_TIMEOUT = 60.0
 _CLOSE_GRACE = 3.0
 
 
-class CodexAdapter(BaseAdapter):
+class CodexAdapter(TerminalHandoff, BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 
     agent_id: ClassVar[str] = "codex"
@@ -74,6 +75,11 @@ class CodexAdapter(BaseAdapter):
     """Seconds ``turn/interrupt`` gets to end the turn before corral signals the app-server."""
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("codex",)
+    handoff_session_flags = ("resume",)
+    handoff_resume_args = ("resume", "{sid}")
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
 

@@ -51,6 +51,7 @@ from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
+from ._handoff_terminal import TerminalHandoff
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
@@ -62,10 +63,15 @@ READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
 
 
-class OpenCodeAdapter(BaseAdapter):
+class OpenCodeAdapter(TerminalHandoff, BaseAdapter):
     agent_id = "opencode"
     display_name = "OpenCode"
     cli_binary = "opencode"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("opencode",)
+    handoff_session_flags = ("--session", "-s")
+    handoff_resume_args = ("--session", "{sid}")
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds the abort gets to end the turn before corral signals the server."""
 

@@ -1,0 +1,66 @@
+"""The terminal side of hand-off, declared as data: who drives a directory, how to resume there.
+
+An adapter class that takes part in hand-off puts :class:`TerminalHandoff` first among its bases
+and declares
+
+* ``handoff_kind`` — ``"per-turn"`` or ``"persistent"`` (seed 003; what corral's own driver does
+  between turns);
+* ``handoff_processes`` — the program names of the vendor's CLI (``claude``, ``codex``, …);
+* ``handoff_session_flags`` — the flags (or subcommand) that name a session on its command line,
+  so a terminal resuming *another* session in the same directory is told apart;
+* ``handoff_resume_args`` — the arguments after the binary that resume a session, with ``{sid}``.
+
+``is_cwd_externally_owned`` is then a ``/proc`` scan (:mod:`corral._process._scan`): a process of
+the vendor's CLI, not started by this corral, whose working directory is the project and whose
+command line does not name another session. None of the pinned CLIs keeps a lock file that says
+"this conversation is open" (their stores are plain transcripts), so the process is the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import ClassVar
+
+from .._process._scan import agent_processes, names_other_session
+from ..errors import ConfigError
+from ._handoff import HandoffHooks
+
+#: A vendor session id as it may appear on a command line: never an option, never a shell word.
+_SID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}")
+
+
+class TerminalHandoff(HandoffHooks):
+    handoff_processes: ClassVar[tuple[str, ...]] = ()
+    handoff_session_flags: ClassVar[tuple[str, ...]] = ()
+    handoff_resume_args: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def terminal_processes(cls, cwd: str, sid: str | None) -> list[int]:
+        """Pids of the vendor CLI's processes driving ``cwd`` (and, with ``sid``, that session)."""
+        found = agent_processes(cls.handoff_processes, cwd=cwd)
+        return [
+            p.pid
+            for p in found
+            if sid is None or not names_other_session(p.argv[1:], sid, cls.handoff_session_flags)
+        ]
+
+    @classmethod
+    def is_cwd_externally_owned(
+        cls, cwd: str, sid: str | None, *, env: Mapping[str, str] | None = None
+    ) -> bool:
+        if not cls.handoff_processes:
+            return super().is_cwd_externally_owned(cwd, sid, env=env)
+        return bool(cls.terminal_processes(cwd, sid))
+
+    @classmethod
+    def terminal_resume_command(cls, sid: str, *, cwd: str, binary: str | None = None) -> list[str]:
+        if not cls.handoff_resume_args:
+            return super().terminal_resume_command(sid, cwd=cwd, binary=binary)
+        if not _SID.fullmatch(sid):
+            raise ConfigError(f"not a session id: {sid[:80]!r}")
+        program = binary or getattr(cls, "cli_binary", None) or cls.handoff_processes[0]
+        return [program, *(arg.replace("{sid}", sid) for arg in cls.handoff_resume_args)]
+
+
+__all__ = ["TerminalHandoff"]
