@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from corral._process._scan import names_other_session, program_name
 from corral.adapters.claude import ClaudeAdapter
 from corral.adapters.codex import CodexAdapter, CodexExecAdapter
 from corral.adapters.gemini import GeminiAdapter
@@ -20,7 +22,6 @@ from corral.adapters.opencode import OpenCodeAdapter
 from corral.adapters.pi import PiAdapter
 from corral.adapters.qwen import QwenAdapter
 from corral.adapters.qwen_acp import QwenAcpAdapter
-from corral._process._scan import names_other_session, program_name
 from corral.errors import ConfigError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
@@ -63,10 +64,8 @@ def orphans() -> Iterator[list[int]]:
     pids: list[int] = []
     yield pids
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _gone(pid: int) -> None:
