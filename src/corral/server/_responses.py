@@ -16,6 +16,7 @@ from ..errors import (
     PromptNotFoundError,
     QueueError,
     QueueFullError,
+    ResumeRefused,
     SessionError,
     SessionNotFoundError,
     UnsupportedOperation,
@@ -55,6 +56,14 @@ def corral_error_response(exc: CorralError) -> Response:
             "detail": {"adapter_id": exc.adapter_id, "intent": exc.intent, "reason": exc.reason},
         }
         return json_response(body, 422)
+    if isinstance(exc, ResumeRefused):
+        body = {
+            "error": redact(str(exc)),
+            "type": type(exc).__name__,
+            "code": exc.code,
+            "detail": {"session_id": exc.session_id, "offer": exc.offer},
+        }
+        return json_response(body, 409)
     if isinstance(exc, UnsupportedOperation):
         return error_response(
             422, type(exc).__name__, str(exc), adapter_id=exc.adapter_id, operation=exc.operation
