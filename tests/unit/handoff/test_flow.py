@@ -38,9 +38,9 @@ def terminal() -> set[str]:
 async def flow(tmp_path: Path, store: Path, terminal: set[str]) -> AsyncIterator[HandoffFlow]:
     cls = vendor_adapter(store, terminal)
     resolver = AdapterResolver({"scripted": cls}, use_env=False, use_entry_points=False)
-    async with SessionManager(tmp_path / "corral.db", resolver=resolver) as mgr:
-        async with HandoffFlow(mgr, poll=0.05, catch_up_quiet=0.2) as handoff:
-            yield handoff
+    mgr = SessionManager(tmp_path / "corral.db", resolver=resolver)
+    async with mgr, HandoffFlow(mgr, poll=0.05, catch_up_quiet=0.2) as handoff:
+        yield handoff
 
 
 async def until(check: Callable[[], bool], what: str) -> None:
@@ -200,10 +200,10 @@ async def test_links_survive_a_restart_without_mirroring_twice(
     terminal.add("v1")
     cls = vendor_adapter(store, terminal)
     resolver = AdapterResolver({"scripted": cls}, use_env=False, use_entry_points=False)
-    async with SessionManager(tmp_path / "corral.db", resolver=resolver) as mgr:
-        async with HandoffFlow(mgr, poll=0.05) as handoff:
-            sid = (await handoff.link("scripted", "v1")).session_id
-            await until(lambda: mirrored(handoff, sid) == ["one", "two"], "history")
+    mgr = SessionManager(tmp_path / "corral.db", resolver=resolver)
+    async with mgr, HandoffFlow(mgr, poll=0.05) as handoff:
+        sid = (await handoff.link("scripted", "v1")).session_id
+        await until(lambda: mirrored(handoff, sid) == ["one", "two"], "history")
     append(path, "three")
     async with SessionManager(tmp_path / "corral.db", resolver=resolver) as mgr:
         assert mgr.get_session(sid).state == SessionState.DETACHED  # not "recovered"
