@@ -37,9 +37,11 @@ from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._handoff_terminal import TerminalHandoff
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from .base import Attachment, BaseAdapter
 
 
+@store_hooks("_store_codex")
 class CodexExecAdapter(TerminalHandoff, BaseAdapter):
     """Codex through ``codex exec --json``: headless, one process per turn."""
 

@@ -24,6 +24,7 @@ from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._handoff_terminal import TerminalHandoff
 from ._launch import Launch, StreamJsonRequest, merged_env
+from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
@@ -72,6 +73,7 @@ def build_launch(
     return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
 
 
+@store_hooks("_store_claude")
 class ClaudeAdapter(TerminalHandoff, StreamJsonAdapter):
     agent_id = "claude-code"
     display_name = "Claude Code"

@@ -60,6 +60,7 @@ from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
 from ._handoff_terminal import TerminalHandoff
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter, parse_version
 
@@ -67,6 +68,7 @@ _REQUEST_TIMEOUT = 60.0
 _CLOSE_GRACE = 3.0
 
 
+@store_hooks("_store_codex")
 class CodexAdapter(TerminalHandoff, BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 

@@ -13,8 +13,10 @@ from ..intents import Intent, refusals
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 from ._handoff_terminal import TerminalHandoff
+from ._stores import store_hooks
 
 
+@store_hooks("_store_gemini")
 class GeminiAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "gemini"
     display_name = "Gemini CLI"

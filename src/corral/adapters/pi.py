@@ -48,6 +48,7 @@ from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
 from ._handoff_terminal import TerminalHandoff
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
 
@@ -87,6 +88,7 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
     ]
 
 
+@store_hooks("_store_pi")
 class PiAdapter(TerminalHandoff, BaseAdapter):
     agent_id = "pi"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT

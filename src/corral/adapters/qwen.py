@@ -29,6 +29,7 @@ from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._handoff_terminal import TerminalHandoff
 from ._launch import Launch, StreamJsonRequest, merged_env
+from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
 
@@ -98,6 +99,7 @@ def _memory_key(tool_name: str, tool_input: Any) -> tuple[str, str]:
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+@store_hooks("_store_qwen")
 class QwenAdapter(TerminalHandoff, StreamJsonAdapter):
     agent_id = "qwen"
     display_name = "Qwen Code"

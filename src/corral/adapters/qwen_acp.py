@@ -12,8 +12,10 @@ from ..intents import Intent
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
 from ._handoff_terminal import TerminalHandoff
+from ._stores import store_hooks
 
 
+@store_hooks("_store_qwen")
 class QwenAcpAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "qwen-acp"
     display_name = "Qwen Code (ACP)"

@@ -1,6 +1,7 @@
 """``corral record AGENT SCENARIO --out DIR``: record a real CLI's protocol lines as a fixture.
 
-See :mod:`corral.testing._recorder` for the file layout. ``--all`` records every scenario the agent's
+See :mod:`corral.testing._recorder` for the file layout; ``store`` records the CLI's on-disk
+session store instead (:mod:`corral.testing._record_stores`). ``--all`` records every scenario the agent's
 capabilities allow. Exit codes: 0 recorded · 1 the run failed · 2 bad usage · 4 unknown agent.
 """
 
@@ -23,7 +24,9 @@ def register(root: typer.Typer) -> None:
     @root.command("record")
     def record(
         agent: str = typer.Argument(..., help="Adapter id (claude-code, qwen, codex, gemini, …)."),
-        scenario: str = typer.Argument(..., help="Scenario name, or 'all'."),
+        scenario: str = typer.Argument(
+            ..., help="Scenario name, 'all', or 'store' (the CLI's session store)."
+        ),
         out: Path = _OUT_OPTION,
         binary: str | None = typer.Option(
             None, "--binary", help="CLI executable (default: the pinned one)."
@@ -31,11 +34,20 @@ def register(root: typer.Typer) -> None:
     ) -> None:
         """Run SCENARIO on the real AGENT CLI against the scripted model and store its protocol lines."""
         from ..registry import Registry
-        from ..testing import _record_ocpi, _record_targets
+        from ..testing import _record_ocpi, _record_stores, _record_targets
         from ..testing._agent_scenarios import SCENARIOS
         from ..testing._recorder import record as record_one
 
         cls = Registry().resolve(agent)
+        if scenario == _record_stores.SCENARIO:
+            # The vendor's on-disk session store after two headless turns (hand-off fixtures).
+            try:
+                meta = _record_stores.record(cls.agent_id, out, binary=binary)
+            except ConfigError as exc:
+                err_console.print(f"not recorded: {exc}")
+                raise typer.Exit(1) from None
+            console.print(f"recorded {meta}")
+            return
         if cls.agent_id in ("opencode", "pi") and _record_ocpi.scenario_names(agent, scenario):
             # The OpenCode-server / Pi-RPC recorder scenarios (parser fixtures of those drivers).
             for name in _record_ocpi.scenario_names(agent, scenario):

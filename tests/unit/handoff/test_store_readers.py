@@ -1,0 +1,116 @@
+"""Every vendor store reader, on the store its real CLI wrote (``corral record AGENT store``).
+
+The recording is two headless turns in one session: turn 1 asks for hello.txt, the model calls
+the CLI's write tool (or shell), then says ``DONE``; turn 2 continues the session with a plain
+question. Each reader must list that one session with its id, cwd and first prompt, find it as
+the head of its directory, and parse the transcript into the same event story.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corral.adapters._stores import scan, store_for
+from corral.events import (
+    StatusChanged,
+    TextComplete,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallStarted,
+    ToolKind,
+    TurnCompleted,
+)
+from corral.registry import Registry
+
+from ._recorded import Recorded, parse_all, recorded
+
+CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
+SECOND = "Second answer from the scripted model."
+
+
+@pytest.fixture(params=CLIS)
+def rec(request: pytest.FixtureRequest, tmp_path: Path) -> Recorded:
+    return recorded(request.param, tmp_path)
+
+
+def test_scan_lists_the_recorded_session_from_headers(rec: Recorded) -> None:
+    found = scan(rec.module, rec.env)
+    assert len(found) == 1
+    entry = found[0]
+    assert entry.agent_id == rec.agent
+    assert entry.cwd == rec.cwd
+    assert entry.title == rec.meta["prompts"][0]
+    assert entry.problem is None
+    assert Path(entry.path).is_file() and entry.size == Path(entry.path).stat().st_size
+    assert rec.module.latest_sid_for_cwd(rec.cwd, rec.env) == entry.sid
+    assert rec.module.transcript_path(rec.cwd, entry.sid, rec.env) == Path(entry.path)
+
+
+def test_scan_since_skips_unchanged_files(rec: Recorded) -> None:
+    (entry,) = scan(rec.module, rec.env)
+    assert scan(rec.module, rec.env, since=entry.mtime) == []
+    assert len(scan(rec.module, rec.env, since=entry.mtime - 1)) == 1
+
+
+def test_other_directory_and_unknown_sid_resolve_to_nothing(rec: Recorded, tmp_path: Path) -> None:
+    assert rec.module.latest_sid_for_cwd(str(tmp_path / "elsewhere"), rec.env) is None
+    assert rec.module.transcript_path(rec.cwd, "no-such-session", rec.env) is None
+    assert rec.module.transcript_path(rec.cwd, "../escape", rec.env) is None
+
+
+def test_an_empty_home_has_no_sessions(rec: Recorded, tmp_path: Path) -> None:
+    empty = {k: v.replace(str(rec.home), str(tmp_path / "void")) for k, v in rec.env.items()}
+    assert scan(rec.module, empty) == []
+    assert rec.module.latest_sid_for_cwd(rec.cwd, empty) is None
+
+
+def test_the_adapter_hooks_answer_from_the_store(rec: Recorded) -> None:
+    cls = Registry().resolve(rec.agent)
+    (entry,) = cls.scan_external_sessions(env=rec.env)
+    assert entry.agent_id == cls.agent_id
+    assert cls.latest_sid_for_cwd(rec.cwd, env=rec.env) == entry.sid
+
+
+def test_transcript_parses_into_the_two_turns(rec: Recorded) -> None:
+    (entry,) = scan(rec.module, rec.env)
+    events = parse_all(rec.module, entry.path)
+    prompts = [e.raw["text"] for e in events if isinstance(e, StatusChanged)]
+    assert prompts == rec.meta["prompts"]
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert len(started) == 1
+    call = started[0]
+    assert call.kind in (ToolKind.EDIT, ToolKind.COMMAND)
+    assert "hello.txt" in str(call.input)
+    done = [e for e in events if isinstance(e, ToolCallCompleted | ToolCallFailed)]
+    assert [e.call_id for e in done] == [call.call_id]
+    assert isinstance(done[0], ToolCallCompleted)
+    texts = [e.text for e in events if isinstance(e, TextComplete)]
+    assert texts == ["DONE", SECOND]
+    turns = [i for i, e in enumerate(events) if isinstance(e, TurnCompleted)]
+    assert len(turns) == 2
+    # Order: prompt 1 < tool call < its result < DONE < turn end < prompt 2 < answer < turn end.
+    order = [type(e).__name__ for e in events]
+    assert order.index("ToolCallStarted") < order.index("ToolCallCompleted")
+    second_prompt = [i for i, e in enumerate(events) if isinstance(e, StatusChanged)][1]
+    assert turns[0] < second_prompt < turns[1]
+
+
+def test_every_recorded_adapter_has_a_store(rec: Recorded) -> None:
+    assert store_for(rec.meta["adapter"]) is rec.module
+    assert rec.meta["exit_codes"] == [0, 0]
+
+
+def test_a_gemini_resume_stub_does_not_make_a_second_session(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 starts a new log (header and context only) on --resume in another minute
+    and keeps writing the old one: one session, listed from the log that has the conversation."""
+    rec = recorded("gemini", tmp_path)
+    per_file = list(rec.module.scan(rec.env))
+    (entry,) = scan(rec.module, rec.env)
+    if len(per_file) == 2:  # the recording straddled a minute (it did when it was made)
+        assert {e.sid for e in per_file} == {entry.sid}
+        assert entry.title is not None
+        assert entry.size == max(e.size for e in per_file)
+        assert entry.mtime == max(e.mtime for e in per_file)
+    assert rec.module.transcript_path(rec.cwd, entry.sid, rec.env) == Path(entry.path)
