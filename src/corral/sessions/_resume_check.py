@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 TAIL_BYTES = 16 * 1024 * 1024
 _SNIPPET = 80
+_PROMPT_SEEN = frozenset({"prompt.delivered", "prompt.external"})
 _SPLIT = re.compile(r"[\"\\\x00-\x1f\x7f]+")
 
 
@@ -60,11 +61,12 @@ def find_vendor_session(
 
 
 def last_seen_turn(events: Sequence[Envelope]) -> str | None:
-    """The last prompt corral delivered in ``events``, else the last complete reply it recorded."""
+    """The last prompt in ``events`` — delivered by corral, or seen in a terminal's transcript
+    (``prompt.external``, mirrored) — else the last complete reply corral recorded."""
     reply: str | None = None
     for envelope in reversed(events):
         event = envelope.event
-        if isinstance(event, StatusChanged) and event.status == "prompt.delivered":
+        if isinstance(event, StatusChanged) and event.status in _PROMPT_SEEN:
             text = (event.raw or {}).get("text")
             if isinstance(text, str) and text.strip():
                 return text
@@ -171,7 +173,7 @@ def summary_prompt(events: Sequence[Envelope], *, limit: int = 4000) -> str:
     lines: list[str] = []
     for envelope in events:
         event = envelope.event
-        if isinstance(event, StatusChanged) and event.status == "prompt.delivered":
+        if isinstance(event, StatusChanged) and event.status in _PROMPT_SEEN:
             text = (event.raw or {}).get("text")
             if isinstance(text, str):
                 lines.append(f"User: {_one_line(text)}")
