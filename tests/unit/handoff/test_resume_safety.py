@@ -6,6 +6,7 @@ process starts; with the stand-in vendor a right resume is shown to continue the
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -64,7 +65,7 @@ async def test_a_deleted_vendor_session_is_refused_with_the_offer(
     entry = _entry(claude_store)
     said = claude_store.meta["prompts"][-1]
     sid = await _disconnected(claude_manager, agent_sid=entry.sid, cwd=entry.cwd, said=said)
-    Path(entry.path).unlink()
+    await asyncio.to_thread(Path(entry.path).unlink)
     with pytest.raises(ResumeRefused) as caught:
         await claude_manager.resume(sid)
     assert caught.value.code == "vendor_session_lost"
