@@ -14,13 +14,22 @@ import msgspec
 from .._version import __version__
 from ..events import Envelope
 from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
-from . import _adapters_api, _board_api, _files_api, _models_api, _overview_api, _settings_api
+from . import (
+    _adapters_api,
+    _board_api,
+    _files_api,
+    _handoff_api,
+    _models_api,
+    _overview_api,
+    _settings_api,
+)
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
     EditPrompt,
     ErrorBody,
     QuestionAnswer,
+    ResumeBody,
     SendPrompt,
     ViewUpdate,
 )
@@ -32,6 +41,7 @@ _TYPES: tuple[Any, ...] = (
     ApprovalAnswer,
     QuestionAnswer,
     ViewUpdate,
+    ResumeBody,
     ErrorBody,
     SessionRecord,
     PromptRecord,
@@ -44,6 +54,7 @@ _TYPES: tuple[Any, ...] = (
     *_overview_api.OPENAPI_TYPES,
     *_board_api.OPENAPI_TYPES,
     *_settings_api.OPENAPI_TYPES,
+    *_handoff_api.OPENAPI_TYPES,
 )
 
 
@@ -227,7 +238,12 @@ def _paths() -> dict[str, dict[str, Any]]:
         f"{s}/kill": {"post": _op("Kill the session", params=sid, returns=session, mutating=True)},
         f"{s}/resume": {
             "post": _op(
-                "Resume a failed/disconnected session", params=sid, returns=session, mutating=True
+                "Resume a failed/disconnected session (checked against the vendor's store);"
+                " with {fresh: true}, a fresh session carrying a summary (201)",
+                params=sid,
+                body="ResumeBody",
+                returns=session,
+                mutating=True,
             )
         },
         f"{s}/repair": {"post": _op("Re-run adapter readiness", params=sid, mutating=True)},
@@ -287,6 +303,7 @@ def _paths() -> dict[str, dict[str, Any]]:
             )
         },
         **_board_api.openapi_paths(),
+        **_handoff_api.openapi_paths(),
     }
 
 

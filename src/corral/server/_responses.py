@@ -58,7 +58,7 @@ def corral_error_response(exc: CorralError) -> Response:
         return json_response(body, 422)
     if isinstance(exc, ResumeRefused):
         body = {
-            "error": redact(str(exc)),
+            "error": redact(f"{exc}; {exc.offer}"),
             "type": type(exc).__name__,
             "code": exc.code,
             "detail": {"session_id": exc.session_id, "offer": exc.offer},

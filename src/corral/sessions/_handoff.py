@@ -235,7 +235,7 @@ class HandoffFlow:
         link = self.link_of(session_id)
         if link is None:
             return None
-        data: dict[str, Any] = msgspec.to_builtins(link)
+        data: dict[str, Any] = {"link": msgspec.to_builtins(link)}
         data["mirroring"] = session_id in self._mirrors
         with contextlib.suppress(Exception):
             data["resume_command"] = self.resume_command(session_id)[0]

@@ -112,11 +112,12 @@ def check_resume(
     agent_sid: str | None,
     cwd: str | None,
     events: Sequence[Envelope],
+    offer: str | None = None,
 ) -> ExternalSession | None:
     """Refuse (``ResumeRefused``) unless ``agent_sid`` is the stored conversation corral knows.
 
     Returns the store entry, or ``None`` when the adapter has no store reader (unchecked)."""
-    offer = offer_for(session_id)
+    offer = offer or offer_for(session_id)
     seen = last_seen_turn(events)
     env = store_env(cls)
     if agent_sid is None:
