@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from _handoff_flow import asked, leave, type_prompt, until
 from _pty_host import DetachedPty
 
 from conftest import base_env
@@ -65,38 +66,6 @@ def _redirected(binary: Path, env: dict[str, str]) -> type[ClaudeAdapter]:
             super().__init__(binary=str(binary), env=dict(env), **offered)
 
     return RedirectedClaude
-
-
-async def until(check: Callable[[], bool], seconds: float, what: str, tty: Any = None) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not check():
-        if loop.time() > deadline:
-            screen = tty.screen_tail() if tty is not None else ""
-            raise AssertionError(f"timed out waiting for {what}\n{screen}")
-        await asyncio.sleep(0.2)
-
-
-async def type_prompt(tty: DetachedPty, text: str) -> None:
-    tty.type(text)
-    await asyncio.sleep(1.0)
-    tty.type("\r")
-
-
-async def leave(tty: DetachedPty) -> None:
-    """Exit the TUI the way a person does; it can be slow to take the command under load."""
-    for _ in range(3):
-        tty.type("/exit")
-        await asyncio.sleep(1.0)
-        tty.type("\r")
-        if await asyncio.to_thread(tty.wait_exit, 20):
-            return
-    raise AssertionError(f"claude did not exit:\n{tty.screen_tail()}")
-
-
-def asked(server: FakeModelServer, text: str) -> list[int]:
-    """Indices of the main requests whose last user message carries ``text``."""
-    return [i for i, r in enumerate(server.requests.main()) if text in r.last_user_text]
 
 
 async def test_claude_terminal_session_taken_over_and_continued_in_terminal(

@@ -109,6 +109,28 @@ def agent_processes(
     return found
 
 
+def lock_held(path: str | os.PathLike[str]) -> bool:
+    """Whether another process holds a lock on the file at ``path`` (``flock`` or POSIX record
+    lock, probed shared and non-blocking; a missing file is not held)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        for probe in (fcntl.flock, fcntl.lockf):
+            try:
+                probe(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            except OSError:
+                continue
+        return False
+    finally:
+        os.close(fd)  # drops the probe's own locks
+
+
 def session_arguments(argv: Sequence[str], flags: Collection[str]) -> list[str]:
     """The values given to any of ``flags`` (``--resume X``, ``--resume=X``, ``-r X``)."""
     values: list[str] = []
@@ -132,6 +154,7 @@ def names_other_session(argv: Sequence[str], sid: str, flags: Collection[str]) -
 __all__ = [
     "AgentProcess",
     "agent_processes",
+    "lock_held",
     "names_other_session",
     "program_name",
     "session_arguments",

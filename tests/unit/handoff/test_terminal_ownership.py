@@ -116,6 +116,18 @@ def test_codex_resume_subcommand_names_the_session(tmp_path: Path, orphans: list
     assert not CodexAdapter.is_cwd_externally_owned(str(project), "other")
 
 
+def test_codex_daemon_left_by_its_tui_is_not_a_terminal(tmp_path: Path, orphans: list[int]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    codex = _fake_cli(tmp_path, "codex")
+    orphans.append(
+        _orphan([str(codex), "app-server", "--listen", "unix://", "--managed-daemon"], project)
+    )
+    assert not CodexAdapter.is_cwd_externally_owned(str(project), SID)
+    orphans.append(_orphan([str(codex)], project))
+    assert CodexAdapter.is_cwd_externally_owned(str(project), SID)
+
+
 def test_our_own_children_are_corral_writing_not_a_terminal(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -171,3 +183,38 @@ def test_resume_commands(cls: type[ClaudeAdapter], argv: list[str], kind: str) -
 def test_a_session_id_that_is_not_one_is_refused(bad: str) -> None:
     with pytest.raises(ConfigError, match="not a session id"):
         ClaudeAdapter.terminal_resume_command(bad, cwd="/tmp")
+
+
+@pytest.mark.parametrize("kind", ["flock", "lockf"])
+def test_a_vendor_writer_lock_held_by_another_process_owns_the_session(
+    tmp_path: Path, kind: str
+) -> None:
+    from corral._process._scan import lock_held
+
+    lock = tmp_path / "thread-writer-locks" / f"{SID}.lock"
+    lock.parent.mkdir()
+    lock.touch()
+    assert not lock_held(lock)
+    assert not lock_held(tmp_path / "missing.lock")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl,sys,time\n"
+            f"f=open({str(lock)!r},'r+')\n"
+            f"fcntl.{kind}(f, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\ntime.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert lock_held(lock)
+        env = {"CODEX_HOME": str(tmp_path)}
+        assert CodexAdapter.is_cwd_externally_owned(str(tmp_path), SID, env=env)
+        assert not CodexAdapter.is_cwd_externally_owned(str(tmp_path), "another", env=env)
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert not lock_held(lock)
