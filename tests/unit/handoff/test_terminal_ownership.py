@@ -217,4 +217,6 @@ def test_a_vendor_writer_lock_held_by_another_process_owns_the_session(
     finally:
         holder.kill()
         holder.wait(10)
+        if holder.stdout is not None:
+            holder.stdout.close()
     assert not lock_held(lock)
