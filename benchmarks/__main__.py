@@ -101,6 +101,13 @@ def _startup(args: argparse.Namespace) -> bool:
     return bool(bench_startup.main(quick))
 
 
+def _external_scan(args: argparse.Namespace) -> bool:
+    from . import bench_external_scan
+
+    quick = ["--files", "1000", "--mb", "100"] if args.quick else []
+    return bool(bench_external_scan.main(quick))
+
+
 SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "queue": ("prompt queue: enqueue→deliver throughput vs raw fsync'd inserts", _queue_throughput),
     "crash": ("prompt queue: SIGKILL crash trials", _queue_crash),
@@ -117,6 +124,10 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),
     "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
     "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),
+    "external-scan": (
+        "P5 external sessions: list 10,000 transcripts (3 GB) cold and warm vs a bare walk",
+        _external_scan,
+    ),
 }
 
 

@@ -249,3 +249,23 @@ def m_handoff_links(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = (*MIGRATIONS, m_handoff_links)
+
+
+def m_external_files(conn: sqlite3.Connection) -> None:
+    # The index of the vendors' session stores (docs/handoff.md, decision 026): one row per store
+    # file, keyed by path; (mtime, size) says whether ``sessions`` (the headers read from it, a
+    # JSON array) is still current, so a warm listing only stats files.
+    conn.execute(
+        """CREATE TABLE external_files (
+            path TEXT PRIMARY KEY,
+            store TEXT NOT NULL,
+            mtime REAL NOT NULL,
+            size INTEGER NOT NULL,
+            sessions TEXT NOT NULL,
+            indexed_at TEXT NOT NULL
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE INDEX external_files_by_store ON external_files(store)")
+
+
+MIGRATIONS = (*MIGRATIONS, m_external_files)

@@ -80,10 +80,11 @@ def _prompt_text(record: dict[str, Any]) -> str | None:
 
 def header(stat: FileStat) -> ExternalSession | None:
     """The session in one transcript, from its first lines only."""
-    sid = Path(stat.path).stem
+    sid = os.path.basename(stat.path).removesuffix(".jsonl")
     cwd: str | None = None
     title: str | None = None
-    for record in common.records(common.head_lines(stat.path, HEAD_BUDGET)):
+    lines = common.head_lines(stat.path, HEAD_BUDGET)
+    for record in common.records(lines, worth=(b'"cwd"', b'"user"')):
         if record.get("sessionId") not in (None, sid):
             continue
         cwd = cwd or common.as_str(record.get("cwd"))

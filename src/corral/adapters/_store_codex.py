@@ -42,6 +42,8 @@ HEAD_BUDGET = 512 * 1024
 _THREAD_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:?)\s+(-?\d+)")
 #: Harness-written user messages (context, instructions), not what the user typed.
+#: Every line a header needs contains one of these (the others are not decoded).
+_HEADER_WORTH = (b"session_meta", b"turn_context", b'"user"')
 _CONTEXT_PREFIXES = ("<environment_context", "<user_instructions", "<permissions", "# AGENTS.md")
 
 
@@ -78,7 +80,8 @@ def header(stat: FileStat) -> ExternalSession | None:
     sid = match.group(1) if match else None
     cwd: str | None = None
     title: str | None = None
-    for n, record in enumerate(common.records(common.head_lines(stat.path, HEAD_BUDGET))):
+    lines = common.head_lines(stat.path, HEAD_BUDGET)
+    for n, record in enumerate(common.records(lines, worth=_HEADER_WORTH)):
         payload = record.get("payload")
         if not isinstance(payload, dict):
             continue

@@ -17,8 +17,10 @@ from typing import Any
 from .._process._decode import BadJson, loads
 from ..events import Event, StatusChanged
 
-CHUNK = 16 * 1024
-"""Bytes read at a time from the head of a file."""
+FIRST_READ = 16 * 1024
+"""The first read of a header: most vendors' headers fit."""
+CHUNK = 64 * 1024
+"""Later reads (Codex's first line carries its instructions: tens of KB)."""
 HEAD_BUDGET = 256 * 1024
 """Default limit on the bytes a header read may consume."""
 TITLE_CHARS = 120
@@ -92,37 +94,55 @@ def walk(
 def head_lines(path: str | Path, budget: int = HEAD_BUDGET) -> Iterator[bytes]:
     """Complete lines from the start of ``path``, reading at most ``budget`` bytes.
 
-    A consumer stops reading by stopping iteration; a line cut by the budget is not yielded.
+    The first read is :data:`FIRST_READ` bytes (most headers fit), later ones :data:`CHUNK`;
+    lines are cut out one at a time, so a consumer that stops early pays for what it used. A
+    line cut by the budget is not yielded.
     """
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally, read lazily
     except OSError:
         return
     try:
-        pending = b""
+        buffer = b""
+        pos = 0
         consumed = 0
+        size = FIRST_READ
         while consumed < budget:
             try:
-                chunk = handle.read(min(CHUNK, budget - consumed))
+                chunk = handle.read(min(size, budget - consumed))
             except OSError:
                 return
+            size = CHUNK
             if not chunk:
-                if pending.strip():
-                    yield pending
+                rest = buffer[pos:]
+                if rest and not rest.isspace():
+                    yield rest
                 return
             consumed += len(chunk)
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                if line.strip():
+            buffer = buffer[pos:] + chunk
+            pos = 0
+            while True:
+                end = buffer.find(b"\n", pos)
+                if end < 0:
+                    break
+                line = buffer[pos:end]
+                pos = end + 1
+                if line and not line.isspace():
                     yield line
     finally:
         handle.close()
 
 
-def records(lines: Iterator[bytes]) -> Iterator[dict[str, Any]]:
-    """The JSON objects among ``lines``; anything else is skipped."""
+def records(lines: Iterator[bytes], *, worth: tuple[bytes, ...] = ()) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines``; anything else is skipped.
+
+    With ``worth``, only lines containing one of those byte strings are decoded: a header reader
+    passes strings every line it needs must contain (a key or a value), so skipping the others
+    (long context records) changes nothing but the time spent.
+    """
     for line in lines:
+        if worth and not any(w in line for w in worth):
+            continue
         try:
             value = loads(line)
         except BadJson:

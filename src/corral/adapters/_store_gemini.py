@@ -13,6 +13,7 @@ keeps what it reported per message id. A ``gemini`` message without tool calls e
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterator, Mapping
@@ -55,14 +56,20 @@ def _accept(name: str) -> bool:
 
 def files(env: Mapping[str, str] | None = None, since: float | None = None) -> Iterator[FileStat]:
     for stat in common.walk(store_roots(env)[0], accept=_accept, since=since, max_depth=2):
-        if Path(stat.path).parent.name == "chats":
+        if os.path.basename(os.path.dirname(stat.path)) == "chats":
             yield stat
 
 
 def _project_root(chat: str | Path) -> str | None:
-    marker = Path(chat).parent.parent / ".project_root"
+    """The cwd recorded next to a chats directory (``<project>/.project_root``)."""
+    return _root_of(os.path.dirname(os.path.dirname(chat)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _root_of(project: str) -> str | None:
+    # A project's root never changes once written; the cache saves one open per chat file.
     try:
-        with marker.open("rb") as handle:
+        with open(os.path.join(project, ".project_root"), "rb") as handle:
             text = handle.read(4096).decode("utf-8", errors="replace").strip()
     except OSError:
         return None
@@ -116,7 +123,8 @@ def header(stat: FileStat) -> ExternalSession | None:
     sid: str | None = None
     title: str | None = None
     kind: object = "main"
-    for record in common.records(common.head_lines(stat.path, HEAD_BUDGET)):
+    lines = common.head_lines(stat.path, HEAD_BUDGET)
+    for record in common.records(lines, worth=(b"sessionId", b'"user"')):
         if sid is None and "sessionId" in record and "type" not in record:
             sid, kind = common.as_str(record.get("sessionId")), record.get("kind", "main")
         elif "type" in record and "id" in record:

@@ -12,6 +12,7 @@ There is no turn-end record: an assistant record without a function call ends th
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -56,7 +57,7 @@ def _accept(name: str) -> bool:
 
 def files(env: Mapping[str, str] | None = None, since: float | None = None) -> Iterator[FileStat]:
     for stat in common.walk(store_roots(env)[0], accept=_accept, since=since, max_depth=2):
-        if Path(stat.path).parent.name == "chats":
+        if os.path.basename(os.path.dirname(stat.path)) == "chats":
             yield stat
 
 
@@ -78,7 +79,7 @@ def _user_text(record: dict[str, Any]) -> str | None:
 
 
 def header(stat: FileStat) -> ExternalSession | None:
-    sid = Path(stat.path).stem
+    sid = os.path.basename(stat.path).removesuffix(".jsonl")
     cwd: str | None = None
     title: str | None = None
     for record in common.records(common.head_lines(stat.path, HEAD_BUDGET)):

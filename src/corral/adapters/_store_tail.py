@@ -233,3 +233,28 @@ class SnapshotTail(_Tail):
             out.extend(safe_feed(self._parser, item))
         self._seen = len(items)
         return out
+
+
+class PollTail(_Tail):
+    """Tail a store that is a database: ``fetch()`` returns the records new or changed since its
+    last call (it keeps its own cursor), fed in order to one parser."""
+
+    def __init__(
+        self,
+        fetch: Callable[[], list[Any]],
+        make_parser: Callable[[], RecordParser],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(lambda: None, make_parser, **kwargs)
+        self._fetch = fetch
+        self._parser = make_parser()
+
+    def _poll(self) -> list[Event]:
+        try:
+            batch = self._fetch()
+        except Exception:  # a locked or half-written database: try again later
+            return []
+        out: list[Event] = []
+        for record in batch:
+            out.extend(safe_feed(self._parser, record))
+        return out

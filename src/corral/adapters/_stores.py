@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from ._handoff import ExternalSession, HandoffHooks, TranscriptMirror
+from ._store_common import FileStat
 
 #: Adapter id → store module (under ``corral.adapters``).
 STORE_MODULES: dict[str, str] = {
@@ -29,6 +30,9 @@ STORE_MODULES: dict[str, str] = {
     "qwen": "_store_qwen",
     "qwen-acp": "_store_qwen",
     "pi": "_store_pi",
+    "opencode": "_store_opencode",
+    "opencode-acp": "_store_opencode",
+    "hermes": "_store_hermes",
 }
 
 #: Store module → the adapter id its sessions are listed under.
@@ -50,6 +54,25 @@ def store_roots(agent: str, env: Mapping[str, str] | None = None) -> list[Path]:
     """The directories ``agent``'s CLI keeps its sessions in, under ``env``."""
     module = store_for(agent)
     return list(module.store_roots(env)) if module else []
+
+
+def store_files(agent: str, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Every file of ``agent``'s store under ``env`` (what ``corral record AGENT store`` keeps):
+    the module's ``record_files`` when it has one, else all files under its roots."""
+    module = store_for(agent)
+    if module is None:
+        return []
+    if hasattr(module, "record_files"):
+        return [p for p in module.record_files(env) if p.is_file()]
+    return sorted(p for root in module.store_roots(env) if root.is_dir() for p in root.rglob("*"))
+
+
+def headers(module: ModuleType, stat: FileStat) -> list[ExternalSession]:
+    """The sessions one store file holds: a database many, a transcript one (or none)."""
+    if hasattr(module, "headers"):
+        return list(module.headers(stat))
+    entry = module.header(stat)
+    return [entry] if entry is not None else []
 
 
 def primary_stores() -> list[tuple[str, ModuleType]]:

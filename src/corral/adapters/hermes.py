@@ -11,8 +11,10 @@ from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ._acp import AcpAdapter
 from ._handoff_terminal import TerminalHandoff
+from ._stores import store_hooks
 
 
+@store_hooks("_store_hermes")
 class HermesAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "hermes"
     display_name = "Hermes Agent"

@@ -56,6 +56,7 @@ from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
 from ._opencode_server import USERNAME, OpenCodeServer, build_serve_launch, free_port, new_password
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
 
@@ -63,6 +64,7 @@ READY_DEADLINE = 60.0
 REQUEST_TIMEOUT = 30.0
 
 
+@store_hooks("_store_opencode")
 class OpenCodeAdapter(TerminalHandoff, BaseAdapter):
     agent_id = "opencode"
     display_name = "OpenCode"

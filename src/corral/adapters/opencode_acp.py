@@ -17,8 +17,10 @@ from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
 from ._handoff_terminal import TerminalHandoff
+from ._stores import store_hooks
 
 
+@store_hooks("_store_opencode")
 class OpenCodeAcpAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "opencode-acp"
     display_name = "OpenCode (ACP)"

@@ -135,15 +135,65 @@ def new(
     _out(s, as_json, f"{s['id']}  {s['adapter_id']}  {s['state']}")
 
 
+EXTERNAL_OPTION = typer.Option(
+    False,
+    "--external",
+    help="List the sessions in the agents' own stores (terminal sessions included), from"
+    " corral's index; reads the stores directly, no service needed.",
+)
+AGENT_OPTION = typer.Option(None, "--agent", help="With --external: only this agent's store.")
+CWD_OPTION = typer.Option(None, "--cwd", help="With --external: only sessions of this directory.")
+
+
 @app.command("list")
-def list_(url: str | None = URL_OPTION, as_json: bool = JSON_OPTION) -> None:
+def list_(
+    url: str | None = URL_OPTION,
+    as_json: bool = JSON_OPTION,
+    external: bool = EXTERNAL_OPTION,
+    agent: str | None = AGENT_OPTION,
+    cwd: Path | None = CWD_OPTION,
+) -> None:
     """List sessions."""
+    if external:
+        _list_external(as_json, agent, cwd)
+        return
+    if agent is not None or cwd is not None:
+        raise ConfigError("--agent and --cwd filter --external listings only")
     rows = call(url, "GET", "/api/sessions")
     lines = [
         f"{s['id']}  {s['adapter_id']:<10} {s['state']:<12} {s['intent'] or '-':<7} seq {s['last_seq']}"
         for s in rows
     ]
     _out(rows, as_json, "\n".join(lines) or "no sessions")
+
+
+def _list_external(as_json: bool, agent: str | None, cwd: Path | None) -> None:
+    from datetime import UTC, datetime
+
+    from .. import _db
+    from ..server._app import Settings
+    from ..sessions._external import ExternalIndex, store_ids
+
+    stores = store_ids(agent)  # an agent without a store reader is refused before any work
+    conn = _db.connect(Settings.from_env().db_path, synchronous="NORMAL")
+    try:
+        index = ExternalIndex(conn)
+        index.refresh(agents=stores)
+        where = str(cwd.expanduser().absolute()) if cwd is not None else None
+        found = index.sessions(agent=agent, cwd=where, env=os.environ)
+    finally:
+        conn.close()
+    rows = [msgspec.to_builtins(e) for e in found]
+    lines = [
+        f"{e.agent_id:<12} {e.sid}  "
+        f"{datetime.fromtimestamp(e.mtime, UTC).strftime('%Y-%m-%d %H:%M')}  "
+        f"{e.cwd or '?'}  {e.title or ''}"
+        for e in found
+    ]
+    if as_json:
+        print_json(rows)
+    else:  # one line per session, never wrapped (paths and ids are copied from it)
+        console.print("\n".join(lines) or "no external sessions", highlight=False, soft_wrap=True)
 
 
 @app.command("show")

@@ -30,6 +30,7 @@ from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionMa
 from . import (
     _adapters_api,
     _board_api,
+    _external_api,
     _files_api,
     _handoff_api,
     _login,
@@ -127,6 +128,9 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
                 yield
         finally:
             demo.close()
+            index = getattr(app.state, "external_index", None)
+            if index is not None:
+                index.conn.close()
 
     async def on_corral_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, CorralError)
@@ -146,6 +150,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     routes = [
         *_web.ROUTES,
         *_adapters_api.ROUTES,
+        *_external_api.ROUTES,
         *_models_api.ROUTES,
         *_files_api.ROUTES,
         *_overview_api.ROUTES,

@@ -3,8 +3,8 @@
 A :class:`~corral.sessions._handoff.HandoffFlow` runs beside the app's session manager for the
 app's lifetime. Every route is behind the service's token like the rest of ``/api``.
 
-- ``GET /api/handoff/external``: vendor sessions found in the stores of the adapters that take
-  part in hand-off (newest first, at most ``limit``), with the corral session linked to each;
+- ``GET /api/handoff/links``: every link (vendor session ↔ corral session); the vendor sessions
+  themselves are listed by ``GET /api/external-sessions`` (:mod:`._external_api`);
 - ``POST /api/handoff/links`` ``{adapter_id, sid, cwd?}``: link one (idempotent per vendor
   session) → the link and its corral session;
 - ``GET /api/sessions/{id}/handoff``: the session's link, whether it is mirrored, its resume
@@ -15,8 +15,6 @@ app's lifetime. Every route is behind the service's token like the rest of ``/ap
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,22 +26,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..adapters._handoff import ExternalSession
-from ..errors import CorralError, SessionError
+from ..errors import SessionError
 from ..sessions._handoff import HandoffFlow, Link
-from ..sessions._resume_check import store_env
 from ._bodies import LinkExternal
 from ._confine import check_cwd
 from ._limits import Limits, check_fields
 from ._responses import Refusal, json_response
-
-SCAN_TIMEOUT = 20.0
-MAX_LISTED = 500
-
-
-class ExternalEntry(msgspec.Struct, frozen=True, kw_only=True):
-    session: ExternalSession
-    linked_session_id: str | None = None
 
 
 class Handoff(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,45 +55,8 @@ def _flow(request: Request) -> HandoffFlow:
     return flow
 
 
-def _scan_all(flow: HandoffFlow, limit: int) -> list[ExternalSession]:
-    manager = flow.manager
-    found: dict[tuple[str, str], ExternalSession] = {}
-    for adapter_id in handoff_adapters(flow):
-        cls = manager.resolver(adapter_id)
-        with contextlib.suppress(CorralError, OSError):
-            for entry in cls.scan_external_sessions(env=store_env(cls)):
-                found.setdefault((entry.path, entry.sid), entry)
-    return sorted(found.values(), key=lambda e: e.mtime, reverse=True)[:limit]
-
-
-def handoff_adapters(flow: HandoffFlow) -> list[str]:
-    """One adapter id per vendor store (the primary driver of each CLI)."""
-    from ..adapters._stores import PRIMARY
-
-    ids: list[str] = []
-    for adapter_id in PRIMARY.values():
-        with contextlib.suppress(CorralError):
-            if flow.manager.resolver(adapter_id).supports_handoff():
-                ids.append(adapter_id)
-    return ids
-
-
-async def external(request: Request) -> Response:
-    flow = _flow(request)
-    raw = request.query_params.get("limit", "100")
-    if not raw.isdigit() or not 0 < int(raw) <= MAX_LISTED:
-        raise Refusal(422, "ValidationError", f"limit must be 1..{MAX_LISTED}")
-    try:
-        entries = await asyncio.wait_for(asyncio.to_thread(_scan_all, flow, int(raw)), SCAN_TIMEOUT)
-    except TimeoutError:
-        raise Refusal(504, "scan_timeout", f"the stores took over {SCAN_TIMEOUT:.0f} s") from None
-    linked = {(lk.adapter_id, lk.external_sid): lk.session_id for lk in flow.links()}
-    return json_response(
-        [
-            ExternalEntry(session=e, linked_session_id=linked.get((e.agent_id, e.sid)))
-            for e in entries
-        ]
-    )
+async def list_links(request: Request) -> Response:
+    return json_response(_flow(request).links())
 
 
 async def link(request: Request) -> Response:
@@ -142,13 +93,13 @@ async def to_terminal(request: Request) -> Response:
 
 S = "/api/sessions/{session_id}"
 ROUTES = [
-    Route("/api/handoff/external", external, methods=["GET"]),
+    Route("/api/handoff/links", list_links, methods=["GET"]),
     Route("/api/handoff/links", link, methods=["POST"]),
     Route(f"{S}/handoff", show, methods=["GET"]),
     Route(f"{S}/handoff/terminal", to_terminal, methods=["POST"]),
 ]
 
-OPENAPI_TYPES: tuple[Any, ...] = (ExternalEntry, Handoff, TerminalCommand, LinkExternal)
+OPENAPI_TYPES: tuple[Any, ...] = (Link, Handoff, TerminalCommand, LinkExternal)
 
 
 def openapi_paths() -> dict[str, dict[str, Any]]:
@@ -158,22 +109,18 @@ def openapi_paths() -> dict[str, dict[str, Any]]:
         }
 
     sid = [{"name": "session_id", "in": "path", "required": True, "schema": {"type": "string"}}]
-    limit = [{"name": "limit", "in": "query", "required": False, "schema": {"type": "integer"}}]
-    listing = {"content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/ExternalEntry"}}}}}  # fmt: skip
+    listing = {"content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}}}}}  # fmt: skip
     return {
-        "/api/handoff/external": {
-            "get": {
-                "summary": "Vendor sessions started outside corral, newest first",
-                "parameters": limit,
-                "responses": {"200": {"description": "OK", **listing}},
-            }
-        },
         "/api/handoff/links": {
+            "get": {
+                "summary": "Every hand-off link",
+                "responses": {"200": {"description": "OK", **listing}},
+            },
             "post": {
                 "summary": "Link a corral session to a vendor session",
                 "requestBody": {"required": True, **ref("LinkExternal")},
                 "responses": {"201": {"description": "Linked"}},
-            }
+            },
         },
         f"{S}/handoff": {
             "get": {

@@ -17,6 +17,7 @@ from ..sessions import PromptRecord, SessionRecord, SessionStatus, ViewState
 from . import (
     _adapters_api,
     _board_api,
+    _external_api,
     _files_api,
     _handoff_api,
     _models_api,
@@ -49,6 +50,7 @@ _TYPES: tuple[Any, ...] = (
     ViewState,
     Envelope,
     *_adapters_api.OPENAPI_TYPES,
+    *_external_api.OPENAPI_TYPES,
     *_models_api.OPENAPI_TYPES,
     *_files_api.OPENAPI_TYPES,
     *_overview_api.OPENAPI_TYPES,
@@ -118,6 +120,13 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "Adapters: installed, pinned, capabilities, intents, repair (and demo variants)",
                 query=(("refresh", "boolean"),),
                 returns={"type": "array", "items": _ref("AdapterRow")},
+            )
+        },
+        "/api/external-sessions": {
+            "get": _op(
+                "Sessions in the agents' own stores (terminal ones included), from corral's index",
+                query=(("agent", "string"), ("cwd", "string"), ("refresh", "boolean")),
+                returns=_ref("ExternalSessionList"),
             )
         },
         "/api/adapters/{adapter_id}/models": {

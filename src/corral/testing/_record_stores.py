@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
@@ -41,7 +42,7 @@ MODEL = "fake-model"
 API_KEY = "corral-test-key"
 PROMPTS = ("Please create hello.txt containing hi.", "Now say something else.")
 TURN_TIMEOUT = 240.0
-MAX_FILE = 4 << 20
+MAX_FILE = 8 << 20
 _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
 #: The scripted model: a write-tool call for the first prompt, ``DONE`` after its result, and a
@@ -138,20 +139,49 @@ def _run(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[int, str]
     return proc.returncode, out.decode("utf-8", errors="replace")[-2000:]
 
 
-def _copy_store(roots: Sequence[Path], home: Path, dest: Path) -> list[str]:
-    """Copy the files under ``roots`` to ``dest``, by their path relative to ``home``."""
-    copied: list[str] = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*")):
-            if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_FILE:
+def _dump(db: Path, tables: Sequence[str]) -> str:
+    """The schema and rows of ``tables`` as SQL text (SQLite's own ``quote()`` for values)."""
+    lines = ["BEGIN;"]
+    with sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True) as conn:
+        for table in tables:
+            row = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+            if row is None:
                 continue
-            rel = path.relative_to(home)
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+            lines.append(f"{row[0]};")
+            columns = [c[1] for c in conn.execute(f'PRAGMA table_info("{table}")')]
+            values = " || ',' || ".join(f'quote("{c}")' for c in columns)
+            for (stmt,) in conn.execute(
+                f"SELECT 'INSERT INTO \"{table}\" VALUES(' || {values} || ');' FROM \"{table}\""
+            ):
+                lines.append(stmt)
+    lines.append("COMMIT;")
+    return "\n".join(lines) + "\n"
+
+
+def _copy_store(
+    files: Sequence[Path], home: Path, dest: Path, tables: Sequence[str] = ()
+) -> list[str]:
+    """Copy ``files`` to ``dest``, by their path relative to ``home``.
+
+    A SQLite database (``*.db``) is kept as text, ``<name>.db.sql``: the schema and rows of the
+    tables the reader uses (``tables``), so the fixture is reviewable and needs no binary file.
+    """
+    copied: list[str] = []
+    for path in files:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_FILE:
+            continue
+        rel = path.relative_to(home)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".db":
+            target = target.with_name(target.name + ".sql")
+            target.write_text(_dump(path, tables), encoding="utf-8")
+            rel = target.relative_to(dest)
+        else:
             shutil.copyfile(path, target)
-            copied.append(rel.as_posix())
+        copied.append(rel.as_posix())
     return copied
 
 
@@ -195,7 +225,9 @@ def record(agent: str, out: Path, *, binary: str | None = None) -> Path:
         folder = out / cli / version
         dest = folder / "store"
         shutil.rmtree(dest, ignore_errors=True)
-        copied = _copy_store(_stores.store_roots(agent, env), home, dest)
+        module = _stores.store_for(agent)
+        tables = tuple(getattr(module, "RECORD_TABLES", ()))
+        copied = _copy_store(_stores.store_files(agent, env), home, dest, tables)
         if not copied:
             raise ConfigError(f"{cli} left no file in its session store")
     finally:

@@ -46,20 +46,45 @@ async def _until_state(client: httpx.AsyncClient, sid: str, state: str) -> dict[
     raise AssertionError(f"session {sid} never became {state}")
 
 
-async def test_external_sessions_are_listed_from_the_vendor_store(tmp_path: Path) -> None:
+async def test_links_are_listed_and_guarded(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    store = tmp_path / "store"
+    write_session(store, "v1", project)
+    cls = vendor_adapter(store, set())
+    async with client_for(_app(tmp_path, {"scripted": cls})) as client:
+        assert (await client.get("/api/handoff/links")).json() == []
+        made = await client.post("/api/handoff/links", json={"adapter_id": "scripted", "sid": "v1"})
+        (listed,) = (await client.get("/api/handoff/links")).json()
+        assert listed["session_id"] == made.json()["session"]["id"]
+        assert listed["external_sid"] == "v1" and listed["cwd"] == str(project)
+        anonymous = await client.get("/api/handoff/links", headers={"Authorization": ""})
+        assert anonymous.status_code == 401
+        bad = await client.post(
+            "/api/handoff/links", json={"adapter_id": "scripted", "sid": "v1", "cwd": "relative"}
+        )
+        assert bad.status_code == 422
+        extra = await client.post(
+            "/api/handoff/links", json={"adapter_id": "x", "sid": "v", "y": 1}
+        )
+        assert extra.status_code == 422
+
+
+async def test_a_claude_session_whose_project_is_gone_is_not_linked(tmp_path: Path) -> None:
     rec = recorded("claude", tmp_path)
 
     class StoredClaude(ClaudeAdapter):
         store_env: ClassVar[dict[str, str]] = rec.env
 
+    (entry,) = list(StoredClaude.scan_external_sessions(env=rec.env))
+    assert entry.cwd == rec.cwd  # recorded in a temporary project that no longer exists
     async with client_for(_app(tmp_path, {"claude-code": StoredClaude})) as client:
-        listed = (await client.get("/api/handoff/external")).json()
-        (entry,) = [e for e in listed if e["session"]["agent_id"] == "claude-code"]
-        assert entry["session"]["cwd"] == rec.cwd
-        assert entry["linked_session_id"] is None
-        assert (await client.get("/api/handoff/external?limit=0")).status_code == 422
-        anonymous = await client.get("/api/handoff/external", headers={"Authorization": ""})
-        assert anonymous.status_code == 401
+        made = await client.post(
+            "/api/handoff/links", json={"adapter_id": "claude-code", "sid": entry.sid}
+        )
+        assert made.status_code == 400, made.text
+        assert rec.cwd in made.json()["error"]
+        assert (await client.get("/api/handoff/links")).json() == []
 
 
 async def test_link_then_continue_in_terminal(tmp_path: Path) -> None:

@@ -15,12 +15,13 @@ import msgspec
 import pytest
 
 from corral.adapters._store_common import FileStat
-from corral.adapters._stores import scan
+from corral.adapters._stores import headers, scan
 from corral.events import encode
 
 from ._recorded import Recorded, recorded
 
-CLIS = ["claude", "codex", "gemini", "qwen", "pi"]
+CLIS = ["claude", "codex", "gemini", "qwen", "pi", "opencode", "hermes"]
+JSONL_CLIS = CLIS[:5]
 HOSTILE: list[Any] = [None, 0, -1, 1.5, True, "", "\ud800x", [], [None, 1, "x"], {}, {"type": 3}]
 
 
@@ -36,7 +37,7 @@ def _variants(record: dict[str, Any]) -> list[Any]:
             mutated = copy.deepcopy(record)
             mutated[key] = bad
             out.append(mutated)
-    for inner in ("message", "payload"):
+    for inner in ("message", "payload", "part"):
         body = record.get(inner)
         if not isinstance(body, dict):
             continue
@@ -89,14 +90,15 @@ def test_header_of_a_hostile_file_never_raises(
     path = Path(entry.path)
     path.write_bytes(content)
     st = path.stat()
-    found = rec.module.header(FileStat(str(path), st.st_mtime, st.st_size, st.st_ino))
-    if found is not None:
+    for found in headers(rec.module, FileStat(str(path), st.st_mtime, st.st_size, st.st_ino)):
         msgspec.json.encode(found)
         assert found.title is None
 
 
-def test_header_reads_only_the_head(rec: Recorded) -> None:
+@pytest.mark.parametrize("cli", JSONL_CLIS)
+def test_header_reads_only_the_head(cli: str, tmp_path: Path) -> None:
     """A transcript with a huge body lists the same as the recorded one (the tail is not read)."""
+    rec = recorded(cli, tmp_path)
     (entry,) = scan(rec.module, rec.env)
     path = Path(entry.path)
     with path.open("ab") as handle:

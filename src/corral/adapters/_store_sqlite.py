@@ -1,0 +1,71 @@
+"""Reading a vendor's SQLite store (OpenCode, Hermes): read-only, bounded, never raising.
+
+The database is opened with ``mode=ro`` (WAL readers see committed rows, and nothing is ever
+written), a short busy timeout, and a progress handler that aborts a query after
+:data:`MAX_STEPS` virtual-machine steps, so a huge or corrupt store cannot stall a scan.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._store_common import FileStat
+
+BUSY_TIMEOUT = 0.5
+MAX_STEPS = 50_000_000
+_STEP = 10_000
+
+
+def stat_db(path: Path) -> FileStat | None:
+    """The database's stat, its mtime and size counting the write-ahead log."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    mtime, size = st.st_mtime, st.st_size
+    try:
+        wal = os.stat(f"{path}-wal")
+    except OSError:
+        pass
+    else:
+        mtime, size = max(mtime, wal.st_mtime), size + wal.st_size
+    return FileStat(str(path), mtime, size, st.st_ino)
+
+
+def query(path: str | Path, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    """Rows of one read-only query; ``[]`` when the store cannot be read (missing, locked, bad)."""
+    if not os.path.isfile(path):
+        return []
+    uri = Path(path).absolute().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False)
+    except sqlite3.Error:
+        return []
+    steps = [0]
+
+    def progress() -> int:
+        steps[0] += _STEP
+        return 1 if steps[0] > MAX_STEPS else 0
+
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.set_progress_handler(progress, _STEP)
+        return list(conn.execute(sql, tuple(params)))
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+
+
+def text(row: sqlite3.Row, key: str) -> str | None:
+    value = row[key]
+    return value if isinstance(value, str) and value else None
+
+
+def number(row: sqlite3.Row, key: str) -> float | None:
+    value = row[key]
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
