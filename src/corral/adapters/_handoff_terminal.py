@@ -23,6 +23,7 @@ other pinned CLIs keep no such lock, so their process is the evidence.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
@@ -63,7 +64,8 @@ class TerminalHandoff(HandoffHooks):
     def is_cwd_externally_owned(
         cls, cwd: str, sid: str | None, *, env: Mapping[str, str] | None = None
     ) -> bool:
-        if not cls.handoff_processes:
+        if not cls.handoff_processes or not sys.platform.startswith("linux"):
+            # Without /proc corral cannot see a terminal: refuse, never guess "nobody".
             return super().is_cwd_externally_owned(cwd, sid, env=env)
         if sid is not None and any(lock_held(p) for p in cls.handoff_lock_files(sid, env)):
             return True

@@ -170,6 +170,8 @@ class HandoffFlow:
             raise ConfigError(f"{adapter_id} session {external_sid} records no directory; give cwd")
         if cwd is not None and entry.cwd is not None and not _same(cwd, entry.cwd):
             raise ConfigError(f"{adapter_id} session {external_sid} belongs to {entry.cwd}")
+        # An adapter that cannot tell whether a terminal holds it cannot be handed off.
+        cls.is_cwd_externally_owned(where, external_sid, env=store_env(cls))
         record = await self.manager.create_session(
             SessionSpec(adapter_id=adapter_id, cwd=where), start=False
         )
