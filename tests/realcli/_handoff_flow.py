@@ -60,3 +60,21 @@ def kill_leftovers(marker: str) -> list[int]:
                 os.kill(pid, signal.SIGKILL)
             killed.append(pid)
     return killed
+
+
+async def submit(
+    tty: DetachedPty, text: str, sent: Callable[[], bool], seconds: float = 120
+) -> None:
+    """Type ``text`` and Enter until ``sent()``: a TUI still initialising takes Enter as a newline
+    of the input box (Qwen Code), so Enter is repeated while nothing was sent (an empty box
+    sends nothing, so nothing is sent twice)."""
+    await type_prompt(tty, text)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not sent():
+        if loop.time() > deadline:
+            raise AssertionError(f"{text!r} was never sent\n{tty.screen_tail()}")
+        await asyncio.sleep(0.5)
+        if int(deadline - loop.time()) % 15 == 0:
+            tty.type("\r")
+            await asyncio.sleep(1)
