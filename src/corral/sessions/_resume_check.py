@@ -43,8 +43,11 @@ _SPLIT = re.compile(r"[\"\\\x00-\x1f\x7f]+")
 
 
 def store_env(cls: type) -> Mapping[str, str] | None:
-    """The environment the adapter's CLI runs with, for its store (``store_env`` on the class)."""
+    """The environment the adapter's CLI runs with, for its store: ``store_env`` on the class (a
+    mapping, or a callable returning one), overlaid on this process's; ``None`` = this process's."""
     extra = getattr(cls, "store_env", None)
+    if callable(extra):  # computed when needed (the demo's redirected home)
+        extra = extra()
     if not extra:
         return None
     return {**os.environ, **extra}
