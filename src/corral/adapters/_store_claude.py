@@ -128,10 +128,14 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
-    if not sid or "/" in sid or sid.startswith("."):
+    """``sid``'s transcript when its header records ``cwd`` (the directory name is lossy:
+    ``/a-b`` and ``/a/b`` share one), never another directory's."""
+    if not common.safe_sid(sid):
         return None
     path = project_dir(cwd, env) / f"{sid}.jsonl"
-    return path if path.is_file() else None
+    stat = common.stat_of(path)
+    entry = header(stat) if stat is not None else None
+    return path if entry is not None and common.same_dir(entry.cwd, cwd) else None
 
 
 def _tool_output(content: object) -> str:

@@ -131,12 +131,13 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
-    """The rollout of thread ``sid`` (newest first when, oddly, there are several)."""
+    """The rollout of thread ``sid`` when it records ``cwd`` (never another directory's)."""
     suffix = f"-{sid}.jsonl"
-    matches = [s for s in files(env) if s.path.endswith(suffix)]
-    if not matches:
-        return None
-    return Path(max(matches, key=lambda s: s.mtime).path)
+    for stat in common.newest_first(s for s in files(env) if s.path.endswith(suffix)):
+        entry = header(stat)
+        if entry is not None and entry.sid == sid and _same_dir(entry.cwd, cwd):
+            return Path(stat.path)
+    return None
 
 
 def _arguments(raw: object) -> Any:

@@ -217,3 +217,11 @@ def safe_sid(sid: str) -> bool:
 
 def newest_first(stats: Iterator[FileStat]) -> list[FileStat]:
     return sorted(stats, key=lambda s: s.mtime, reverse=True)
+
+
+def stat_of(path: Path) -> FileStat | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return FileStat(str(path), st.st_mtime, st.st_size, st.st_ino) if os.path.isfile(path) else None

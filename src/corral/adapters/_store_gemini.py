@@ -178,7 +178,7 @@ def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) ->
     for stat in _chats(cwd, env):
         if sid[:8] in Path(stat.path).name:
             entry = header(stat)
-            if entry is not None and entry.sid == sid:
+            if entry is not None and entry.sid == sid and common.same_dir(entry.cwd, cwd):
                 found.append(stat)
     return Path(max(found, key=lambda s: s.size).path) if found else None
 

@@ -74,7 +74,7 @@ def files(env: Mapping[str, str] | None = None, since: float | None = None) -> I
 
 def headers(stat: FileStat) -> list[ExternalSession]:
     out = []
-    for row in db.query(stat.path, _SESSIONS):
+    for row in db.query(stat.path, _SESSIONS, strict=True):
         sid = db.text(row, "id")
         if sid is None:
             continue
@@ -97,7 +97,11 @@ def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
     for stat in files(env, since):
-        for entry in headers(stat):
+        try:
+            found = headers(stat)
+        except db.StoreUnreadable:
+            return  # the hook lists nothing it cannot read; the index says why (IndexStats)
+        for entry in found:
             if since is None or entry.mtime > since:
                 yield entry
 
@@ -108,8 +112,11 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """The database, when it holds session ``sid`` of directory ``cwd``."""
     path = database(env)
-    return path if db.query(path, "SELECT id FROM sessions WHERE id = ?", (sid,)) else None
+    rows = db.query(path, "SELECT cwd FROM sessions WHERE id = ?", (sid,))
+    found = rows and common.same_dir(db.text(rows[0], "cwd"), cwd)
+    return path if found else None
 
 
 class _Cursor:

@@ -44,12 +44,14 @@ concurrent writers; the per-part ``time_updated`` memory drops the repeats)."""
 _STOPS = {"stop": StopReason.END_TURN, "length": StopReason.MAX_TOKENS}
 _SESSIONS = (
     "SELECT s.id, s.directory, s.title, s.time_updated,"
-    " (SELECT p.data FROM part p JOIN message m ON m.id = p.message_id"
-    "  WHERE p.session_id = s.id"
-    "  AND CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.role') END = 'user'"
-    "  ORDER BY m.time_created, m.id, p.id LIMIT 1) AS first_part"
+    " (SELECT m.data FROM message m WHERE m.session_id = s.id"
+    "  ORDER BY m.time_created, m.id LIMIT 1) AS first_message,"
+    " (SELECT p.data FROM part p WHERE p.message_id = (SELECT m.id FROM message m"
+    "  WHERE m.session_id = s.id ORDER BY m.time_created, m.id LIMIT 1)"
+    "  ORDER BY p.id LIMIT 1) AS first_part"
     " FROM session s WHERE s.parent_id IS NULL AND s.time_archived IS NULL"
 )
+"""Top-level sessions with their first message and its first part (indexed lookups, no JSON)."""
 _PARTS = (
     "SELECT p.id AS part_id, p.time_updated AS updated, p.data AS part,"
     " m.id AS message_id, m.data AS message"
@@ -82,7 +84,10 @@ def files(env: Mapping[str, str] | None = None, since: float | None = None) -> I
         yield stat
 
 
-def _first_prompt(raw: object) -> str | None:
+def _first_prompt(message: object, raw: object) -> str | None:
+    first = _json(message)
+    if not isinstance(first, dict) or first.get("role") != "user":
+        return None
     part = _json(raw)
     if isinstance(part, dict) and part.get("type") == "text" and not part.get("synthetic"):
         return common.as_str(part.get("text"))
@@ -90,9 +95,10 @@ def _first_prompt(raw: object) -> str | None:
 
 
 def headers(stat: FileStat) -> list[ExternalSession]:
-    """Every top-level session in the database (one query over the ``session`` table)."""
+    """Every top-level session in the database (one query over the ``session`` table); raises
+    ``StoreUnreadable`` when the database exists but cannot be queried."""
     out = []
-    for row in db.query(stat.path, _SESSIONS):
+    for row in db.query(stat.path, _SESSIONS, strict=True):
         sid = db.text(row, "id")
         if sid is None:
             continue
@@ -105,7 +111,9 @@ def headers(stat: FileStat) -> list[ExternalSession]:
                 path=stat.path,
                 mtime=updated / 1000 if updated else stat.mtime,
                 size=stat.size,
-                title=common.one_line(_first_prompt(row["first_part"]) or db.text(row, "title")),
+                title=common.one_line(
+                    _first_prompt(row["first_message"], row["first_part"]) or db.text(row, "title")
+                ),
             )
         )
     return out
@@ -115,7 +123,11 @@ def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
     for stat in files(env, since):
-        for entry in headers(stat):
+        try:
+            found = headers(stat)
+        except db.StoreUnreadable:
+            return  # the hook lists nothing it cannot read; the index says why (IndexStats)
+        for entry in found:
             if since is None or entry.mtime > since:
                 yield entry
 
@@ -126,10 +138,11 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
-    """The database, when it holds session ``sid``."""
+    """The database, when it holds session ``sid`` of directory ``cwd``."""
     path = database(env)
-    rows = db.query(path, "SELECT id FROM session WHERE id = ?", (sid,))
-    return path if rows else None
+    rows = db.query(path, "SELECT directory FROM session WHERE id = ?", (sid,))
+    found = rows and common.same_dir(db.text(rows[0], "directory"), cwd)
+    return path if found else None
 
 
 def _json(raw: object) -> Any:

@@ -81,8 +81,8 @@ def header(stat: FileStat) -> ExternalSession | None:
     sid: str | None = None
     cwd: str | None = None
     title: str | None = None
-    for n, record in enumerate(common.records(common.head_lines(stat.path, HEAD_BUDGET))):
-        if n == 0 and record.get("type") == "session":
+    for record in common.records(common.head_lines(stat.path, HEAD_BUDGET)):
+        if sid is None and record.get("type") == "session":
             sid = common.as_str(record.get("id"))
             cwd = common.as_str(record.get("cwd"))
         title = title or common.one_line(_user_text(record))
@@ -129,7 +129,9 @@ def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) ->
         return None
     for stat in _in_cwd(cwd, env):
         if Path(stat.path).stem.endswith(f"_{sid}"):
-            return Path(stat.path)
+            entry = header(stat)
+            if entry is not None and entry.sid == sid and common.same_dir(entry.cwd, cwd):
+                return Path(stat.path)
     return None
 
 

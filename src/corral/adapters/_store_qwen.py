@@ -120,10 +120,13 @@ def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | 
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """``sid``'s chat when its header records ``cwd`` (never another directory's)."""
     if not common.safe_sid(sid):
         return None
     path = project_chats(cwd, env) / f"{sid}.jsonl"
-    return path if path.is_file() else None
+    stat = common.stat_of(path)
+    entry = header(stat) if stat is not None else None
+    return path if entry is not None and common.same_dir(entry.cwd, cwd) else None
 
 
 def records_of(path: Path) -> Iterator[dict[str, Any]]:

@@ -36,14 +36,26 @@ def stat_db(path: Path) -> FileStat | None:
     return FileStat(str(path), mtime, size, st.st_ino)
 
 
-def query(path: str | Path, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-    """Rows of one read-only query; ``[]`` when the store cannot be read (missing, locked, bad)."""
+class StoreUnreadable(Exception):
+    """A store database that exists but could not be queried (locked, corrupt, too slow)."""
+
+
+def query(
+    path: str | Path, sql: str, params: Sequence[Any] = (), *, strict: bool = False
+) -> list[sqlite3.Row]:
+    """Rows of one read-only query; ``[]`` when the store cannot be read (missing, locked, bad).
+
+    With ``strict``, a database that exists but cannot be queried raises
+    :class:`StoreUnreadable` instead, so a listing can say so rather than show nothing.
+    """
     if not os.path.isfile(path):
         return []
     uri = Path(path).absolute().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False)
-    except sqlite3.Error:
+    except sqlite3.Error as exc:
+        if strict:
+            raise StoreUnreadable(f"{path}: {exc}") from None
         return []
     steps = [0]
 
@@ -55,7 +67,9 @@ def query(path: str | Path, sql: str, params: Sequence[Any] = ()) -> list[sqlite
         conn.row_factory = sqlite3.Row
         conn.set_progress_handler(progress, _STEP)
         return list(conn.execute(sql, tuple(params)))
-    except sqlite3.Error:
+    except sqlite3.Error as exc:
+        if strict:
+            raise StoreUnreadable(f"{path}: {exc}") from None
         return []
     finally:
         conn.close()

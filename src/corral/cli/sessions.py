@@ -29,7 +29,7 @@ from ..events import (
     decode_envelope,
 )
 from ..sessions import SeqGate
-from ._common import JSON_OPTION, console, print_json
+from ._common import JSON_OPTION, console, err_console, print_json
 from ._intent import allowed_commands_option, intent_option, parse_commands
 from ._run_render import PlainRenderer
 
@@ -178,11 +178,13 @@ def _list_external(as_json: bool, agent: str | None, cwd: Path | None) -> None:
     conn = _db.connect(Settings.from_env().db_path, synchronous="NORMAL")
     try:
         index = ExternalIndex(conn)
-        index.refresh(agents=stores)
+        stats = index.refresh(agents=stores)
         where = str(cwd.expanduser().absolute()) if cwd is not None else None
         found = index.sessions(agent=agent, cwd=where, env=os.environ)
     finally:
         conn.close()
+    for problem in stats.problems:  # listed from the index as it was, and said so
+        err_console.print(f"could not read now: {problem}", highlight=False, soft_wrap=True)
     rows = [msgspec.to_builtins(e) for e in found]
     lines = [
         f"{e.agent_id:<12} {e.sid}  "

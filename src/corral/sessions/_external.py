@@ -21,6 +21,7 @@ import msgspec
 from .._db import to_db_time, transaction, utcnow
 from ..adapters._handoff import ExternalSession
 from ..adapters._store_common import FileStat
+from ..adapters._store_sqlite import StoreUnreadable
 from ..adapters._stores import STORE_MODULES, headers, merge, primary_stores
 from ..errors import ConfigError
 
@@ -51,6 +52,8 @@ class IndexStats(msgspec.Struct, frozen=True, kw_only=True):
     removed: int
     """Rows dropped because their file is gone."""
     seconds: float
+    problems: list[str] = msgspec.field(default_factory=list)
+    """Store files that exist but could not be read now (their earlier rows are kept)."""
 
 
 def store_ids(agent: str | None) -> list[str]:
@@ -69,13 +72,21 @@ def store_ids(agent: str | None) -> list[str]:
     return [a for a, m in primary_stores() if m.__name__.endswith(module)]
 
 
-def _read_headers(module: ModuleType, stale: list[FileStat]) -> list[list[ExternalSession]]:
-    """The headers of ``stale``, read by :data:`READERS` threads when there are many: a cold
-    header read waits on the disk, and the waits overlap (the reads release the GIL)."""
+def _read_headers(module: ModuleType, stale: list[FileStat]) -> list[list[ExternalSession] | str]:
+    """The headers of ``stale`` (or, for a store file that cannot be read now, why), read by
+    :data:`READERS` threads when there are many: a cold header read waits on the disk, and the
+    waits overlap (the reads release the GIL)."""
+
+    def read(stat: FileStat) -> list[ExternalSession] | str:
+        try:
+            return headers(module, stat)
+        except StoreUnreadable as exc:
+            return f"{module.AGENT}: {exc}"
+
     if len(stale) < PARALLEL_FROM:
-        return [headers(module, stat) for stat in stale]
+        return [read(stat) for stat in stale]
     with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="corral-index") as pool:
-        return list(pool.map(lambda stat: headers(module, stat), stale))
+        return list(pool.map(read, stale))
 
 
 def _under(path: str, roots: list[str]) -> bool:
@@ -95,17 +106,22 @@ class ExternalIndex:
         started = time.perf_counter()
         wanted = set(agents) if agents is not None else None
         files = read = removed = 0
+        problems: list[str] = []
         for store, module in primary_stores():
             if wanted is not None and store not in wanted:
                 continue
-            f, r, d = self._refresh_store(store, module, env)
+            f, r, d = self._refresh_store(store, module, env, problems)
             files, read, removed = files + f, read + r, removed + d
         return IndexStats(
-            files=files, read=read, removed=removed, seconds=time.perf_counter() - started
+            files=files,
+            read=read - len(problems),
+            removed=removed,
+            seconds=time.perf_counter() - started,
+            problems=problems,
         )
 
     def _refresh_store(
-        self, store: str, module: ModuleType, env: Mapping[str, str] | None
+        self, store: str, module: ModuleType, env: Mapping[str, str] | None, problems: list[str]
     ) -> tuple[int, int, int]:
         roots = [str(r) for r in module.store_roots(env)]
         known = {
@@ -122,10 +138,14 @@ class ExternalIndex:
             if known.get(stat.path) != (stat.mtime, stat.size):
                 stale.append(stat)
         now = to_db_time(utcnow())
-        changed = [
-            (stat.path, store, stat.mtime, stat.size, _encode(entries).decode(), now)
-            for stat, entries in zip(stale, _read_headers(module, stale), strict=True)
-        ]
+        changed = []
+        for stat, entries in zip(stale, _read_headers(module, stale), strict=True):
+            if isinstance(entries, str):
+                problems.append(entries)  # unreadable now: keep what was indexed before
+                continue
+            changed.append(
+                (stat.path, store, stat.mtime, stat.size, _encode(entries).decode(), now)
+            )
         gone = [p for p in known if p not in seen]
         if changed or gone:
             with transaction(self.conn):

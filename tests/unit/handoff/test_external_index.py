@@ -120,3 +120,18 @@ def test_cli_lists_external_sessions(
     assert result.output.startswith("pi ") and result.output.count("\n") == 1
     result = runner.invoke(build_app(), ["sessions", "list", "--agent", "pi"])
     assert result.exit_code != 0
+
+
+def test_an_unreadable_database_is_said_and_its_rows_kept(
+    home: dict[str, str], index: ExternalIndex
+) -> None:
+    index.refresh(env=home)
+    (before,) = index.sessions(agent="opencode", env=home)
+    with open(before.path, "r+b") as handle:  # the header page overwritten: not a database now
+        handle.write(b"\x00garbage" * 20)
+    stats = index.refresh(env=home)
+    assert len(stats.problems) == 1 and stats.problems[0].startswith("opencode: ")
+    assert index.sessions(agent="opencode", env=home) == [before]  # the last good reading
+    from corral.adapters import _store_opencode
+
+    assert list(_store_opencode.scan(home)) == []  # the hook itself lists nothing, never raises

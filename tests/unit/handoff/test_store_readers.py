@@ -73,6 +73,9 @@ def test_scan_since_skips_unchanged_files(rec: Recorded) -> None:
 
 def test_other_directory_and_unknown_sid_resolve_to_nothing(rec: Recorded, tmp_path: Path) -> None:
     assert rec.module.latest_sid_for_cwd(str(tmp_path / "elsewhere"), rec.env) is None
+    (entry,) = scan(rec.module, rec.env)
+    # The right id from the wrong directory is not that session's transcript.
+    assert rec.module.transcript_path(str(tmp_path / "elsewhere"), entry.sid, rec.env) is None
     assert rec.module.transcript_path(rec.cwd, "no-such-session", rec.env) is None
     assert rec.module.transcript_path(rec.cwd, "../escape", rec.env) is None
 
