@@ -253,43 +253,54 @@ class HandoffFlow:
         )
 
     async def _run(self, session_id: str) -> None:
-        warned_busy = False
+        state = {"warned_busy": False}
         while True:
-            link = self.link_of(session_id)
-            if link is None or link.mode == "refused":
-                return
-            cls = self._hooks(link.adapter_id)
-            owned = await self._owned(cls, link)
-            running = self.manager.is_running(session_id)
-            if owned:
-                self._seen_terminal[session_id] = True
-            if running and owned:
-                try:
-                    await self.manager.release(
-                        session_id, message="a terminal opened this conversation; mirroring it"
-                    )
-                except SessionError:
-                    if not warned_busy:
-                        warned_busy = True
-                        self.manager.emit(
-                            session_id,
-                            WarningEvent(
-                                code="terminal_during_turn",
-                                message="a terminal opened this conversation while corral's "
-                                "turn runs; corral releases it when the turn ends",
-                            ),
-                        )
-                else:
-                    warned_busy = False
-                    self._put(msgspec.structs.replace(link, mode="terminal"))
-                    await self._start_mirror(session_id, catch_up=True)
-            elif not running and link.mode == "terminal":
-                if owned or session_id not in self._mirrors:
-                    await self._start_mirror(session_id, catch_up=False)
-                queued = self.manager.queue.counts(session_id).get("queued", 0)
-                if not owned and (self._seen_terminal.get(session_id) or queued):
-                    await self._take_over(session_id, cls)
+            try:
+                if not await self._step(session_id, state):
+                    return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # one bad poll never ends the watcher (nor the service)
+                log.warning("hand-off watcher of %s: %s", session_id, exc)
             await asyncio.sleep(self.poll)
+
+    async def _step(self, session_id: str, state: dict[str, bool]) -> bool:
+        """One poll of the watcher; ``False`` when it has nothing left to watch."""
+        link = self.link_of(session_id)
+        if link is None or link.mode == "refused":
+            return False
+        cls = self._hooks(link.adapter_id)
+        owned = await self._owned(cls, link)
+        running = self.manager.is_running(session_id)
+        if owned:
+            self._seen_terminal[session_id] = True
+        if running and owned:
+            try:
+                await self.manager.release(
+                    session_id, message="a terminal opened this conversation; mirroring it"
+                )
+            except SessionError:
+                if not state["warned_busy"]:
+                    state["warned_busy"] = True
+                    self.manager.emit(
+                        session_id,
+                        WarningEvent(
+                            code="terminal_during_turn",
+                            message="a terminal opened this conversation while corral's "
+                            "turn runs; corral releases it when the turn ends",
+                        ),
+                    )
+            else:
+                state["warned_busy"] = False
+                self._put(msgspec.structs.replace(link, mode="terminal"))
+                await self._start_mirror(session_id, catch_up=True)
+        elif not running and link.mode == "terminal":
+            if owned or session_id not in self._mirrors:
+                await self._start_mirror(session_id, catch_up=False)
+            queued = self.manager.queue.counts(session_id).get("queued", 0)
+            if not owned and (self._seen_terminal.get(session_id) or queued):
+                await self._take_over(session_id, cls)
+        return True
 
     async def _owned(self, cls: type[HandoffHooks], link: Link) -> bool:
         try:
