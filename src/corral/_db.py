@@ -230,6 +230,27 @@ def m_board_events(conn: sqlite3.Connection) -> None:
 MIGRATIONS = (*MIGRATIONS, m_board_events)
 
 
+def m_handoff_links(conn: sqlite3.Connection) -> None:
+    # Seed 003 hand-off: a corral session bound to a vendor session a terminal may drive.
+    # ``mode`` is who writes now (``corral`` / ``terminal``); ``mirrored`` counts the transcript
+    # mirror's events already shown, so a restarted mirror does not show them twice.
+    conn.execute(
+        """CREATE TABLE handoff_links (
+            session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            adapter_id TEXT NOT NULL,
+            external_sid TEXT NOT NULL,
+            cwd TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            mirrored INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX handoff_links_by_sid ON handoff_links(adapter_id, external_sid)")
+
+
+MIGRATIONS = (*MIGRATIONS, m_handoff_links)
+
+
 def m_external_files(conn: sqlite3.Connection) -> None:
     # The index of the vendors' session stores (docs/handoff.md, decision 026): one row per store
     # file, keyed by path; (mtime, size) says whether ``sessions`` (the headers read from it, a

@@ -18,7 +18,8 @@ Errors carry their data as attributes, so nobody has to parse a message::
     │   ├── JsonRpcError           a JSON-RPC peer answered with an error (.code, .data)
     │   └── RequestTimeout         a request got no answer in time (.method, .timeout); also TimeoutError
     ├── SessionError               a session operation failed (.session_id)
-    │   └── SessionNotFoundError   no session with that id (.session_id)
+    │   ├── SessionNotFoundError   no session with that id (.session_id)
+    │   └── ResumeRefused          the vendor's stored session is not the one expected (.code, .offer)
     ├── QueueError                 the prompt queue refused an operation (.prompt_id)
     │   ├── QueueFullError         the bounded queue is full (.limit)
     │   └── PromptNotFoundError    no prompt with that id (.prompt_id)
@@ -183,6 +184,20 @@ class SessionError(CorralError):
     def __init__(self, message: str, session_id: str | None = None) -> None:
         super().__init__(message)
         self.session_id = session_id
+
+
+class ResumeRefused(SessionError):
+    """Resuming would not continue the conversation corral knows (docs/handoff.md#resume-safety).
+
+    ``code``: ``vendor_session_lost`` (the vendor's store no longer has it),
+    ``vendor_session_elsewhere`` (it records another directory), ``vendor_session_diverged`` (the
+    last turn corral saw is not in it) or ``vendor_session_unknown`` (corral never learnt its id).
+    ``offer`` is what to do instead: a fresh session carrying a summary."""
+
+    def __init__(self, message: str, session_id: str, *, code: str, offer: str) -> None:
+        super().__init__(message, session_id)
+        self.code = code
+        self.offer = offer
 
 
 class SessionNotFoundError(SessionError):

@@ -22,6 +22,7 @@ import msgspec
 
 from ..intents import Intent
 from ..intents import claude as intent_rules
+from ._handoff_terminal import TerminalHandoff
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._model_info import ModelInfo, effort_names, names_of
 from ._stores import store_hooks
@@ -74,10 +75,15 @@ def build_launch(
 
 
 @store_hooks("_store_claude")
-class ClaudeAdapter(StreamJsonAdapter):
+class ClaudeAdapter(TerminalHandoff, StreamJsonAdapter):
     agent_id = "claude-code"
     display_name = "Claude Code"
     cli_binary = "claude"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("claude",)
+    handoff_session_flags = ("--resume", "-r", "--session-id")
+    handoff_resume_args = ("--resume", "{sid}")
     default_binary: ClassVar[str] = "claude"
 
     cap_image_input = True

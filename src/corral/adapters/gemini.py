@@ -12,14 +12,20 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
+from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
 
 @store_hooks("_store_gemini")
-class GeminiAdapter(AcpAdapter):
+class GeminiAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "gemini"
     display_name = "Gemini CLI"
     cli_binary = "gemini"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("gemini",)
+    handoff_session_flags = ("--session-id",)
+    handoff_resume_args = ("--resume", "{sid}")
     acp_args = ("--acp", "--skip-trust")
     model_flags = ("--model", "-m")
     auth_methods = ("gemini-api-key",)

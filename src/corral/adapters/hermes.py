@@ -10,14 +10,21 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ._acp import AcpAdapter
+from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
 
 @store_hooks("_store_hermes")
-class HermesAdapter(AcpAdapter):
+class HermesAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "hermes"
     display_name = "Hermes Agent"
     cli_binary = "hermes"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("hermes",)
+    # No session flag: `--resume` takes a title too, so any hermes in the directory holds it.
+    handoff_session_flags = ()
+    handoff_resume_args = ("--resume", "{sid}")
     acp_args = ("acp",)
     restart_after_cancel = True
     """Hermes 0.19.0 answers a prompt cancelled during a tool with "Internal error" and leaves

@@ -62,6 +62,7 @@ from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols._opencode_tools import REPLY_FOR
 from ..protocols.opencode_sse import OpenCodeSseParser
+from ._handoff_terminal import TerminalHandoff
 from ._model_info import ModelInfo, effort_names, names_of
 from ._opencode_attach import AttachRecord, remove_record, write_record
 from ._opencode_request import permission_ruleset, prompt_parts
@@ -78,10 +79,15 @@ STOP_GRACE = 5.0
 
 
 @store_hooks("_store_opencode")
-class OpenCodeAdapter(BaseAdapter):
+class OpenCodeAdapter(TerminalHandoff, BaseAdapter):
     agent_id = "opencode"
     display_name = "OpenCode"
     cli_binary = "opencode"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("opencode",)
+    handoff_session_flags = ("--session", "-s")
+    handoff_resume_args = ("--session", "{sid}")
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds the abort gets to end the turn before corral signals the server."""
     ready_interval: float = 0.1

@@ -16,14 +16,20 @@ from typing import ClassVar
 from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ._acp import AcpAdapter
+from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
 
 @store_hooks("_store_opencode")
-class OpenCodeAcpAdapter(AcpAdapter):
+class OpenCodeAcpAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "opencode-acp"
     display_name = "OpenCode (ACP)"
     cli_binary = "opencode"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("opencode",)
+    handoff_session_flags = ("--session", "-s")
+    handoff_resume_args = ("--session", "{sid}")
     acp_args = ("acp",)
     default_env: ClassVar[dict[str, str]] = {
         "OPENCODE_PERMISSION": json.dumps({"edit": "ask", "bash": "ask", "webfetch": "ask"})

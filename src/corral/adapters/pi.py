@@ -46,6 +46,7 @@ from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
+from ._handoff_terminal import TerminalHandoff
 from ._model_info import ModelInfo, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
@@ -89,12 +90,17 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
 
 
 @store_hooks("_store_pi")
-class PiAdapter(BaseAdapter):
+class PiAdapter(TerminalHandoff, BaseAdapter):
     agent_id = "pi"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
     display_name = "Pi"
     cli_binary = "pi"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("pi",)
+    handoff_session_flags = ("--session", "--fork")
+    handoff_resume_args = ("--session", "{sid}")
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds ``abort`` gets to end the run before corral signals pi."""
 

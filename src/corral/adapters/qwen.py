@@ -27,6 +27,7 @@ from ..errors import ConfigError, UnsupportedOperation
 from ..events import ApprovalDecision, ApprovalRequested, Event
 from ..intents import Intent
 from ..intents import claude as intent_rules
+from ._handoff_terminal import TerminalHandoff
 from ._launch import Launch, StreamJsonRequest, merged_env
 from ._options import STANDARD_OPTIONS
 from ._stores import store_hooks
@@ -100,10 +101,15 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @store_hooks("_store_qwen")
-class QwenAdapter(StreamJsonAdapter):
+class QwenAdapter(TerminalHandoff, StreamJsonAdapter):
     agent_id = "qwen"
     display_name = "Qwen Code"
     cli_binary = "qwen"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("qwen",)
+    handoff_session_flags = ("--resume", "-r", "--session-id")
+    handoff_resume_args = ("--resume", "{sid}")
     default_binary: ClassVar[str] = "qwen"
 
     cap_image_input = True

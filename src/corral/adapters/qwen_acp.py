@@ -11,14 +11,20 @@ from __future__ import annotations
 from ..intents import Intent
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
+from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
 
 @store_hooks("_store_qwen")
-class QwenAcpAdapter(AcpAdapter):
+class QwenAcpAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "qwen-acp"
     display_name = "Qwen Code (ACP)"
     cli_binary = "qwen"
+    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    handoff_kind = "persistent"
+    handoff_processes = ("qwen",)
+    handoff_session_flags = ("--resume", "-r", "--session-id")
+    handoff_resume_args = ("--resume", "{sid}")
     acp_args = ("--acp",)
     model_flags = ("--model", "-m")
     auth_methods = ("openai",)

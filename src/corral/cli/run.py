@@ -135,6 +135,17 @@ def register(root: typer.Typer) -> None:
             on_session_id=session_ids.append,
             vendor_permission_mode=vendor_permission_mode,
         )
+        if resume is not None:  # never a silent fork (docs/handoff.md#resume-safety)
+            from ..sessions._resume_check import check_resume
+
+            check_resume(
+                cls,
+                session_id=resume,
+                agent_sid=resume,
+                cwd=str(options.cwd),
+                events=(),
+                offer="run without --resume for a fresh session",
+            )
         adapter = construct(cls, options)
         code = asyncio.run(
             run_once(

@@ -356,7 +356,6 @@ def _session_action(verb: str, doc: str) -> None:
 
 _session_action("stop", "Stop the current turn; the session and its transcript stay.")
 _session_action("kill", "Tear the session down on purpose (recorded as killed).")
-_session_action("resume", "Reconnect a failed or disconnected session; its queue carries on.")
 _session_action("repair", "Re-run the adapter's readiness check.")
 
 
@@ -385,3 +384,6 @@ def approve(
         url, "POST", f"/api/sessions/{session_id}/approvals/{request_id}", {"decision": decision}
     )
     _out(data, as_json, "ok")
+
+
+from . import _sessions_handoff as _sessions_handoff  # noqa: E402  (link, handoff, resume)

@@ -32,6 +32,7 @@ from . import (
     _board_api,
     _external_api,
     _files_api,
+    _handoff_api,
     _login,
     _models_api,
     _overview_api,
@@ -177,4 +178,5 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     app.state.login_codes = LoginCodes(settings.login_code_ttl)
     app.state.demo = demo
     _settings_api.mount(app)
+    _handoff_api.mount(app)
     return app

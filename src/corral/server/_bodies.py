@@ -61,3 +61,16 @@ class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
     error: str
     type: str
     detail: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class ResumeBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    fresh: bool = False
+    """Instead of resuming, start a fresh session carrying a summary (the offer a refused resume
+    makes: docs/handoff.md#resume-safety). The old session stays as it was."""
+
+
+class LinkExternal(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    adapter_id: str
+    sid: str
+    """The vendor's own session id (as ``GET /api/handoff/external`` lists it)."""
+    cwd: str | None = None

@@ -191,6 +191,8 @@ class DemoProvider:
                 "__module__": __name__,
                 "agent_id": DEMO_PREFIX + cls.agent_id,
                 "display_name": f"{cls.display_name} (demo)",
+                # the hand-off hooks and the resume check read the store in the demo's home
+                "store_env": staticmethod(lambda: dict(provider.redirection(agent).env)),
             },
         )
         self._classes[cls] = demo

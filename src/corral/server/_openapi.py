@@ -19,6 +19,7 @@ from . import (
     _board_api,
     _external_api,
     _files_api,
+    _handoff_api,
     _models_api,
     _overview_api,
     _settings_api,
@@ -29,6 +30,7 @@ from ._bodies import (
     EditPrompt,
     ErrorBody,
     QuestionAnswer,
+    ResumeBody,
     SendPrompt,
     ViewUpdate,
 )
@@ -40,6 +42,7 @@ _TYPES: tuple[Any, ...] = (
     ApprovalAnswer,
     QuestionAnswer,
     ViewUpdate,
+    ResumeBody,
     ErrorBody,
     SessionRecord,
     PromptRecord,
@@ -53,6 +56,7 @@ _TYPES: tuple[Any, ...] = (
     *_overview_api.OPENAPI_TYPES,
     *_board_api.OPENAPI_TYPES,
     *_settings_api.OPENAPI_TYPES,
+    *_handoff_api.OPENAPI_TYPES,
 )
 
 
@@ -246,7 +250,12 @@ def _paths() -> dict[str, dict[str, Any]]:
         f"{s}/kill": {"post": _op("Kill the session", params=sid, returns=session, mutating=True)},
         f"{s}/resume": {
             "post": _op(
-                "Resume a failed/disconnected session", params=sid, returns=session, mutating=True
+                "Resume a failed/disconnected session (checked against the vendor's store);"
+                " with {fresh: true}, a fresh session carrying a summary (201)",
+                params=sid,
+                body="ResumeBody",
+                returns=session,
+                mutating=True,
             )
         },
         f"{s}/repair": {"post": _op("Re-run adapter readiness", params=sid, mutating=True)},
@@ -306,6 +315,7 @@ def _paths() -> dict[str, dict[str, Any]]:
             )
         },
         **_board_api.openapi_paths(),
+        **_handoff_api.openapi_paths(),
     }
 
 

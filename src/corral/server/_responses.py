@@ -17,6 +17,7 @@ from ..errors import (
     PromptNotFoundError,
     QueueError,
     QueueFullError,
+    ResumeRefused,
     SessionError,
     SessionNotFoundError,
     UnsupportedOperation,
@@ -58,6 +59,14 @@ def corral_error_response(exc: CorralError) -> Response:
         return json_response(body, 422)
     if isinstance(exc, AdapterUnverified):
         return error_response(409, "adapter_unverified", str(exc), adapter_id=exc.adapter_id)
+    if isinstance(exc, ResumeRefused):
+        body = {
+            "error": redact(f"{exc}; {exc.offer}"),
+            "type": type(exc).__name__,
+            "code": exc.code,
+            "detail": {"session_id": exc.session_id, "offer": exc.offer},
+        }
+        return json_response(body, 409)
     if isinstance(exc, UnsupportedOperation):
         return error_response(
             422, type(exc).__name__, str(exc), adapter_id=exc.adapter_id, operation=exc.operation

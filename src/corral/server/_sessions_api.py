@@ -16,11 +16,13 @@ from starlette.routing import Route
 from ..adapters.base import supported_options
 from ..registry import Profile, load_profile
 from ..sessions import SessionManager, SessionSpec, ViewState
+from ..sessions._resume_check import fresh_session
 from ._bodies import (
     ApprovalAnswer,
     CreateSession,
     EditPrompt,
     QuestionAnswer,
+    ResumeBody,
     SendPrompt,
     ViewUpdate,
 )
@@ -135,6 +137,9 @@ async def kill(request: Request) -> Response:
 
 
 async def resume(request: Request) -> Response:
+    body = await _body(request, ResumeBody)
+    if body.fresh:  # the offer of a refused resume (docs/handoff.md#resume-safety)
+        return json_response(await fresh_session(_manager(request), _sid(request)), 201)
     return json_response(await _manager(request).resume(_sid(request)))
 
 

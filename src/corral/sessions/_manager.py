@@ -63,6 +63,7 @@ from ._models import (
 from ._ownership import LockState, OwnerLocks, owner_alive
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
 from ._resolve import AdapterResolver, Resolver
+from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
 
@@ -231,8 +232,16 @@ class SessionManager:
                 raise SessionError(f"session {session_id} is already running", session_id)
             self._check_writer(session_id)
             await self.gate(record.adapter_id)  # every launch: a stale profile re-verifies
-            self.locks.acquire(session_id)
             cls = self.resolver(record.adapter_id)
+            if resume:  # a resume that never lies (docs/handoff.md#resume-safety)
+                check_resume(
+                    cls,
+                    session_id=session_id,
+                    agent_sid=record.agent_session_id,
+                    cwd=record.cwd,
+                    events=self.store.events(session_id),
+                )
+            self.locks.acquire(session_id)
             options = LaunchOptions.create(
                 cwd=record.cwd,
                 model=record.model,
@@ -280,6 +289,26 @@ class SessionManager:
         if not cls.cap_resume:
             raise SessionError(f"{record.adapter_id} cannot resume a session", session_id)
         return await self.start(session_id, resume=True)
+
+    async def release(self, session_id: str, *, message: str) -> SessionRecord:
+        """Stop running an idle session without ending it: its agent process stops, the session
+        becomes ``detached`` (observer detached) and later prompts wait in the queue. The
+        hand-off's "continue in terminal" (:mod:`corral.sessions._handoff`)."""
+        async with self._lock(session_id):
+            runner = self._runners.get(session_id)
+            if runner is not None:
+                if runner.busy or runner.pending_approvals or runner.pending_questions:
+                    raise SessionError(
+                        f"session {session_id} is in a turn; stop it first", session_id
+                    )
+                self._runners.pop(session_id, None)
+                await runner.shutdown()
+                self.locks.release(session_id)
+            else:
+                self._check_writer(session_id)
+            self._set_state(session_id, SessionState.DETACHED)
+            self.emit(session_id, StatusChanged(status="observer-detached", message=message))
+            return self.store.get(session_id)
 
     async def stop_turn(self, session_id: str) -> None:
         """Cancel the current turn; the session and its transcript stay."""

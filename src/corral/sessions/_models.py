@@ -29,6 +29,9 @@ class SessionState(StrEnum):
     """corral stopped while the session was live (found on restart); resumable likewise."""
     ENDED = "ended"
     """Finished or killed on purpose; kept with its transcript."""
+    DETACHED = "detached"
+    """Observer detached (seed 003): a terminal holds the conversation, corral only mirrors it;
+    prompts wait in the queue until corral takes over (docs/handoff.md)."""
 
 
 RESUMABLE_STATES = frozenset({SessionState.FAILED, SessionState.DISCONNECTED})

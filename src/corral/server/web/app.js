@@ -5,6 +5,7 @@ import { h, clear } from "./dom.js";
 import { HomeView, effectiveAttention, ATTENTION_WORDS } from "./home.js";
 import { SessionView } from "./session.js";
 import { SettingsView } from "./settings.js";
+import { mountExternalSessions } from "./external.js";
 
 const POLL_VISIBLE = 2500;
 const POLL_HIDDEN = 6000;
@@ -14,6 +15,7 @@ const sidebar = document.getElementById("session-nav");
 const live = document.getElementById("announcer");
 const notifyToggle = document.getElementById("notify");
 const banner = document.getElementById("banner");
+mountExternalSessions(sidebar.parentElement, { navigate: (hash) => navigate(hash) });
 
 let overview = [];
 let view = null;
