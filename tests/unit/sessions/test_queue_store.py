@@ -113,7 +113,7 @@ def test_recover_marks_sending_indeterminate_and_never_requeues(
 def test_migrations_recorded_once_and_pragmas(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     conn = _db.connect(db)
-    names = [r["name"] for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
+    names = [r["name"] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
     assert names == [m.__name__ for m in _db.MIGRATIONS]
     assert _db.migrate(conn) == []
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
