@@ -184,7 +184,7 @@ def test_locate_falls_back_to_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     [
         ("GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.", True),
         ("1.0.102", True),
-        ("v1.0.102 (linux)", True),
+        ("copilot 1.0.102 (linux)", True),
         ("1.0.1020", False),
         ("1.0.102.4", False),
         ("11.0.102", False),
