@@ -165,3 +165,24 @@ def test_the_cli_command(
     monkeypatch.setattr(sys, "argv", ["corral", "adapters", "import-acp", "/nonexistent"])
     assert run_guarded(build_app()) != 0
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_compatibility_page_lists_imported_agents_and_what_cannot_run() -> None:
+    from corral.cli.conformance import _registry_sections
+    from corral.testing.conformance import ScenarioResult
+    from corral.testing.conformance._types import Outcome
+
+    import_entries(FIXTURES / "qwen-code", install=False)
+    results = [
+        ScenarioResult(agent="acp.qwen-code", scenario="text", outcome=Outcome.PASS),
+        ScenarioResult(agent="acp.qwen-code", scenario="usage", outcome=Outcome.PASS),
+        ScenarioResult(agent="claude", scenario="text", outcome=Outcome.PASS),
+    ]
+    page = _registry_sections(results)
+    assert "`acp.qwen-code`: registry entry `qwen-code` 0.9.1" in page
+    assert "verified here (2 pass, 0 fail)" in page
+    assert "claude" not in page.split("## Listed but not runnable")[0]
+    blocked = page.split("## Listed but not runnable")[1]
+    assert "`amp`:" in blocked and "`cursor`:" in blocked and "`droid`:" in blocked
+    failed = [ScenarioResult(agent="acp.qwen-code", scenario="text", outcome=Outcome.FAIL)]
+    assert "not verified (0 pass, 1 fail)" in _registry_sections(failed)

@@ -17,7 +17,9 @@ def matrix(results: Sequence[ScenarioResult]) -> dict[str, dict[str, ScenarioRes
     return out
 
 
-def compatibility_markdown(results: Sequence[ScenarioResult], *, header: str = "") -> str:
+def compatibility_markdown(
+    results: Sequence[ScenarioResult], *, header: str = "", footer: str = ""
+) -> str:
     """A Markdown page: one row per scenario, one column per agent, reasons as footnotes."""
     table = matrix(results)
     agents = list(table)
@@ -53,4 +55,6 @@ def compatibility_markdown(results: Sequence[ScenarioResult], *, header: str = "
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"{i}. {n}" for i, n in enumerate(notes, 1)]
+    if footer:
+        lines += ["", footer.rstrip("\n")]
     return "\n".join(lines) + "\n"
