@@ -1,4 +1,4 @@
-"""Conformance of the four ACP adapters on their pinned real CLIs: every scenario, each agent.
+"""Conformance of the ACP adapters on their pinned real CLIs: every scenario, each agent.
 
 A failing scenario fails the test, a declared capability must pass, and what a target lists as
 unsupported must come out unsupported (``_acp_conformance.check``).
@@ -20,6 +20,8 @@ AGENTS = [
     ("qwen-acp", "qwen", 240),
     ("opencode-acp", "opencode", 300),
     ("hermes", "hermes", 360),  # + approval-allow/-deny (edits) since hermes declares permissions
+    ("kilo", "kilo", 480),
+    ("copilot", "copilot", 240),
 ]
 
 

@@ -24,8 +24,24 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "hermes": "corral.adapters.hermes:HermesAdapter",
     "opencode": "corral.adapters.opencode:OpenCodeAdapter",
     "pi": "corral.adapters.pi:PiAdapter",
+    "kilo": "corral.adapters.kilo:KiloAdapter",
+    "copilot": "corral.adapters.copilot:CopilotAdapter",
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
+
+NOT_RUNNABLE: dict[str, str] = {
+    "droid": "not pinned: @factory/cli 0.225.1 (the newest on npm here) needs "
+    "@factory/cli-linux-x64@0.225.1, which is not published, so its binary never installs; the "
+    "0.225.2 platform binary alone runs offline (customModels + a dummy FACTORY_API_KEY) but a "
+    "platform-only pin is not portable (docs/agents.md)",
+    "amp": "cannot run offline: amp 0.0.1790142911 runs every thread on the Amp server "
+    '(AMP_URL); pointed at loopback it stops with "Couldn\'t connect to the Amp server" and has no '
+    "local model endpoint setting (docs/agents.md)",
+    "cursor": "not installable here: Cursor publishes its CLI (cursor-agent) only through its own "
+    "installer; the npm and PyPI packages named cursor-agent / cursor-cli are unrelated third-party "
+    "tools (docs/agents.md)",
+}
+"""Built-in manifests corral lists but cannot run, and why (the evidence is in docs/agents.md)."""
 
 ALIASES: dict[str, tuple[str, ...]] = {"claude-code": ("claude",)}
 """Short names accepted wherever an adapter id is."""
@@ -37,4 +53,4 @@ def register_adapters(register: Register) -> None:
         register(ref, agent_id=agent_id, aliases=ALIASES.get(agent_id, ()))
 
 
-__all__ = ["ALIASES", "BUILTIN_ADAPTERS", "register_adapters"]
+__all__ = ["ALIASES", "BUILTIN_ADAPTERS", "NOT_RUNNABLE", "register_adapters"]

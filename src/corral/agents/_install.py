@@ -81,7 +81,8 @@ def _tail(text: str) -> str:
 
 
 def _version_matches(version: str, output: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(version)}(?![\w.])", output) is not None
+    # A sentence's full stop may follow ("GitHub Copilot CLI 1.0.102."), a longer version not.
+    return re.search(rf"(?<![\w.]){re.escape(version)}(?!\w|\.\w)", output) is not None
 
 
 def verify(pin: Pin, binary: Path) -> str:

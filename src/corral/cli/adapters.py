@@ -306,3 +306,40 @@ def remove_cmd(adapter_id: str = ID_ARG, json_output: bool = JSON_OPTION) -> Non
         print_json({"removed": adapter_id, "path": str(path)})
     else:
         console.print(f"removed {adapter_id} ({path})", highlight=False)
+
+
+@app.command("import-acp")
+def import_acp_cmd(
+    path: Path = typer.Argument(
+        ...,
+        metavar="FILE|DIR",
+        help="An ACP registry agent.json, a registry index, or a directory.",
+    ),
+    install: bool = typer.Option(
+        True, "--install/--no-install", help="Install pinned npm/PyPI packages of the entries."
+    ),
+    prefix: str = typer.Option("acp.", "--prefix", help="Prefix of the imported adapter ids."),
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Import ACP registry entries as custom manifests, run by corral's ACP driver."""
+    from ._acp_import import import_entries
+
+    registry = _registry(quiet=json_output)
+    try:
+        results = import_entries(path, install=install, prefix=prefix, registry=registry)
+    except ManifestError as exc:
+        _report_invalid(path, exc.violations, json_output)
+    if json_output:
+        print_json({"imported": [r.to_json() for r in results]})
+        return
+    for r in results:
+        state = "runnable" if r.runnable else f"not runnable: {r.reason}"
+        pin = f", pin {r.pin} {r.pin_version}" if r.pin else ""
+        console.print(
+            f"imported {r.id} ({r.entry_id} {r.entry_version}{pin}"
+            f"{', installed' if r.installed else ''}) — {state}",
+            highlight=False,
+            markup=False,
+        )
+        for note in r.notes:
+            console.print(f"  note: {note}", highlight=False, markup=False)

@@ -69,12 +69,60 @@ def register(root: typer.Typer) -> None:
 
             versions = ", ".join(f"{p.name} {p.version}" for p in pins.pinned())
             header = f"Pinned CLIs: {versions}. Scripted model: `fake-model`."
+            footer = _registry_sections(results)
             old = write_docs.read_text() if write_docs.is_file() else None
-            page = compatibility_markdown(results, header=header, keep_from=old)
+            page = compatibility_markdown(results, header=header, footer=footer, keep_from=old)
             write_docs.write_text(page)
             err_console.print(f"wrote {write_docs}")
         failed = any(r.outcome is Outcome.FAIL for r in results)
         raise typer.Exit(1 if failed or missing else 0)
+
+
+def _registry_sections(results: Sequence[object]) -> str:
+    """The page's tail: agents imported from ACP registry entries, and listed ones that cannot run."""
+    from ..registry import Registry
+    from ..testing.conformance import ScenarioResult
+
+    registry = Registry()
+    rows = [r for r in results if isinstance(r, ScenarioResult)]
+    lines: list[str] = []
+    imported = []
+    for agent in dict.fromkeys(r.agent for r in rows):
+        if agent not in registry:
+            continue
+        entry = registry.get(agent)
+        origin = entry.manifest.presentation.get("acpRegistry")
+        if entry.source != "custom" or not isinstance(origin, dict):
+            continue
+        mine = [r for r in rows if r.agent == agent]
+        counts = {o: sum(r.outcome.value == o for r in mine) for o in ("pass", "fail")}
+        verdict = "verified here" if counts["fail"] == 0 and counts["pass"] else "not verified"
+        profile = entry.manifest.structured
+        command = profile.launch_command if profile else entry.manifest.launch_command
+        imported.append(
+            f"- `{agent}`: registry entry `{origin.get('id')}` {origin.get('version')}, run as "
+            f"`{command}` through the shared ACP driver: {verdict} "
+            f"({counts['pass']} pass, {counts['fail']} fail)"
+        )
+    if imported:
+        lines += [
+            "## Imported from the ACP registry",
+            "",
+            "Made by `corral adapters import-acp tests/fixtures/acp_registry` from copies of real "
+            "registry entries; each runs on corral's pin of its CLI.",
+            "",
+            *imported,
+            "",
+        ]
+    blocked = [
+        (e.id, registry.runnable(e.id).reason)
+        for e in registry
+        if e.source == "builtin" and not registry.runnable(e.id).runnable
+    ]
+    if blocked:
+        lines += ["## Listed but not runnable", ""]
+        lines += [f"- `{adapter_id}`: {reason}" for adapter_id, reason in blocked]
+    return "\n".join(lines)
 
 
 def _record(results: Sequence[object]) -> None:

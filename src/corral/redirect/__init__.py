@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import ConfigError
-from . import claude, codex, gemini, hermes, kilo, opencode, pi, qwen
+from . import claude, codex, copilot, gemini, hermes, kilo, opencode, pi, qwen
 from ._model import Redirection, root_url, v1_url
 
 
@@ -46,6 +46,7 @@ REDIRECTS: dict[str, RedirectFn] = {
     "qwen": qwen.redirect,
     "hermes": hermes.redirect,
     "kilo": kilo.redirect,
+    "copilot": copilot.redirect,
 }
 
 

@@ -36,6 +36,7 @@ from typing import Any, Literal
 import msgspec
 
 from .._paths import home_dir
+from ..adapters import NOT_RUNNABLE
 from ..adapters import register_adapters as register_builtin_adapters
 from ..adapters.base import BaseAdapter
 from ..errors import AdapterNotFoundError, ConfigError, ManifestError
@@ -261,6 +262,16 @@ class Registry:
             driver = self.drivers().get(profile.protocol) if profile is not None else None
             if driver is not None:
                 result = (driver, None)
+            elif entry.source == "builtin" and entry.id in NOT_RUNNABLE:
+                result = (None, NOT_RUNNABLE[entry.id])
+            elif profile is not None and profile.protocol == "acp" and entry.source == "custom":
+                # A custom ACP manifest needs no code: the shared ACP driver runs its command.
+                from ..adapters.acp_manifest import acp_class_for
+
+                try:
+                    result = (acp_class_for(entry.manifest), None)
+                except (ConfigError, TypeError) as exc:
+                    result = (None, f"its acp launch command cannot be driven: {exc}")
             elif profile is not None:
                 result = (
                     None,

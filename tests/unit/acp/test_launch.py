@@ -12,6 +12,7 @@ from corral.adapters._acp_launch import build_launch, prompt_blocks
 from corral.adapters.base import Attachment, construct
 from corral.adapters.gemini import GeminiAdapter
 from corral.adapters.hermes import HermesAdapter
+from corral.adapters.kilo import KiloAdapter
 from corral.adapters.opencode_acp import OpenCodeAcpAdapter
 from corral.adapters.qwen_acp import QwenAcpAdapter
 from corral.errors import ConfigError
@@ -35,6 +36,7 @@ from corral.errors import ConfigError
         ),
         (OpenCodeAcpAdapter, [], ["opencode", "acp"]),
         (HermesAdapter, [], ["hermes", "acp"]),
+        (KiloAdapter, [], ["kilo", "acp"]),
     ],
 )
 def test_argv(cls: type, extra: list[str], argv: list[str], tmp_path: Path) -> None:
@@ -97,3 +99,13 @@ def test_prompt_blocks_refuse_what_the_agent_cannot_take() -> None:
         prompt_blocks("hi", [Attachment(data=b"x", media_type="image/png")], image=False)
     with pytest.raises(ConfigError):
         prompt_blocks("hi", [Attachment(data=b"x", media_type="text/plain")])
+
+
+def test_kilo_asks_the_client_before_edits_commands_and_fetches(tmp_path: Path) -> None:
+    launch = construct(KiloAdapter, cwd=str(tmp_path)).build_launch()  # type: ignore[attr-defined]
+    assert json.loads(launch.env["KILO_PERMISSION"]) == {
+        "edit": "ask",
+        "bash": "ask",
+        "webfetch": "ask",
+    }
+    assert "OPENCODE_PERMISSION" not in launch.env

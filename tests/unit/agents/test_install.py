@@ -13,7 +13,7 @@ import pytest
 
 from corral import agents
 from corral.agents import InstallEvent, Pin
-from corral.agents._install import install_one
+from corral.agents._install import _version_matches, install_one
 from corral.agents._layout import MARKER, find_binary, installed_version, locate_in
 from corral.errors import InstallError
 
@@ -177,3 +177,18 @@ def test_locate_falls_back_to_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert agents.locate("claude") is None
     assert agents.status(["claude"])[0].source == "missing"
+
+
+@pytest.mark.parametrize(
+    ("output", "ok"),
+    [
+        ("GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.", True),
+        ("1.0.102", True),
+        ("copilot 1.0.102 (linux)", True),
+        ("1.0.1020", False),
+        ("1.0.102.4", False),
+        ("11.0.102", False),
+    ],
+)
+def test_version_match_allows_a_full_stop_but_not_a_longer_version(output: str, ok: bool) -> None:
+    assert _version_matches("1.0.102", output) is ok

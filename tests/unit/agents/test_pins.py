@@ -17,6 +17,7 @@ EXPECTED = {
     "qwen": ("npm", "@qwen-code/qwen-code", "0.15.10", "qwen"),
     "hermes": ("pypi", "hermes-agent", "0.19.0", "hermes"),
     "kilo": ("npm", "@kilocode/cli", "7.7.7", "kilo"),
+    "copilot": ("npm", "@github/copilot", "1.0.102", "copilot"),
 }
 
 

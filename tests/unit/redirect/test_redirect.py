@@ -234,3 +234,10 @@ def test_environ_overlays_env() -> None:
     assert env["PATH"] == "/bin"
     assert env["OPENAI_API_KEY"] == "k-1"
     assert env["HOME"] == "/iso/home"
+
+
+def test_kilo_moves_its_vendor_api_to_a_dead_loopback_port() -> None:
+    env = _redirect("kilo").env
+    assert env["KILO_TELEMETRY_LEVEL"] == "off"
+    for name in ("KILO_API_URL", "KILO_API_BASE"):
+        assert env[name].startswith("http://127.0.0.1:")

@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from corral import agents
+from corral.adapters import NOT_RUNNABLE
 from corral.adapters.claude import ClaudeAdapter
 from corral.cli import build_app
 from corral.cli._common import run_guarded
@@ -109,10 +110,8 @@ def test_list_json_marks_every_manifest_without_a_driver_and_shows_it_no_capabil
     not_runnable = {i for i, r in rows.items() if not r["runnable"]}
     assert not_runnable == {
         "amp",
-        "copilot",
         "cursor",
         "droid",
-        "kilo",
         "example-plain-argv",
         "example-plain-stdin",
     }
@@ -123,8 +122,12 @@ def test_list_json_marks_every_manifest_without_a_driver_and_shows_it_no_capabil
         assert (
             "no driver class" in row["notRunnableReason"]
             or "no adapter class" in (row["notRunnableReason"])
+            or row["notRunnableReason"] == NOT_RUNNABLE[adapter_id]
         )
-    assert "'acp' driver" in rows["copilot"]["notRunnableReason"]
+    # Each listed CLI corral cannot run says why, in its own words (evidence: docs/agents.md).
+    assert "Amp server" in rows["amp"]["notRunnableReason"]
+    assert "not published" in rows["droid"]["notRunnableReason"]
+    assert "own installer" in rows["cursor"]["notRunnableReason"]
     for adapter_id in set(rows) - not_runnable:
         assert rows[adapter_id]["notRunnableReason"] is None
         assert rows[adapter_id]["capabilities"], adapter_id
@@ -135,7 +138,7 @@ def test_running_a_listed_adapter_without_a_driver_says_why(capsys, monkeypatch)
     err = " ".join(err.split())
     assert code == 4
     assert "'amp' is listed but cannot run" in err
-    assert "no driver class" in err
+    assert "Couldn't connect to the Amp server" in err
 
 
 def test_list_table_for_humans(capsys, monkeypatch) -> None:

@@ -235,8 +235,8 @@ async def test_sessions_api_refuses_a_listed_adapter_that_cannot_run(tmp_path: P
 def test_adapters_show_says_why_it_cannot_run(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    code, out, _ = cli(capsys, monkeypatch, "adapters", "show", "copilot", "--json")
+    code, out, _ = cli(capsys, monkeypatch, "adapters", "show", "droid", "--json")
     assert code == 0
     info = json.loads(out)
     assert (info["runnable"], info["adapterClass"], info["capabilities"]) == (False, None, [])
-    assert "'acp' driver" in info["notRunnableReason"]
+    assert "not pinned" in info["notRunnableReason"]

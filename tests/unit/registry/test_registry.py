@@ -124,7 +124,7 @@ def test_builtin_protocols_are_faithful() -> None:
         "opencode-acp": "acp",
         "pi": "pi-rpc",
         "hermes": "hermes-acp",
-        "kilo": "opencode-sse",
+        "kilo": "acp",
         "copilot": "acp",
         "droid": "acp",
         "amp": "claude-stream-json",
@@ -156,9 +156,25 @@ def test_custom_manifest_add_persists_and_remove(corral_home: Path) -> None:
     assert json.loads(saved.read_text())["launchCommand"] == "my-agent"
     again = Registry(entry_points=no_entry_points)
     assert again.get("my-agent").source == "custom"
-    # a manifest alone cannot run, so it shows no capability (no run has shown one)
-    assert again.capabilities("my-agent")[1] == "none"
-    assert again.runnable("my-agent").runnable is False
+    # an acp manifest alone runs through the shared ACP driver, claiming no capability
+    caps, source = again.capabilities("my-agent")
+    assert (caps.enabled(), source) == ([], "adapter-class")
+    assert again.runnable("my-agent").runnable is True
+    cls = again.resolve("my-agent")
+    assert (cls.agent_id, cls.cli_binary, cls.acp_args) == ("my-agent", "my-agent", ("--acp",))
+    # a custom manifest of a protocol with no driver installed still cannot run
+    registry.add_custom(
+        {
+            **_custom("other"),
+            "streaming": {
+                "preferred": {**_custom()["streaming"]["preferred"], "protocol": "pi-rpc"}
+            },
+        }
+    )
+    other = Registry(entry_points=no_entry_points)
+    assert other.runnable("other").runnable is False
+    assert other.capabilities("other")[1] == "none"
+    other.remove_custom("other")
     again.remove_custom("my-agent")
     assert not saved.exists()
     assert "my-agent" not in Registry(entry_points=no_entry_points)
@@ -359,8 +375,7 @@ def test_drivers_seam_maps_protocols_to_classes(caplog: pytest.LogCaptureFixture
     )
     with caplog.at_level(logging.WARNING, logger="corral.registry"):
         registry = Registry(entry_points=source)
-        # copilot and droid have no class of corral's own: their protocol's driver drives them
-        assert registry.adapter_class("copilot") is acp_driver
+        # droid has no class of corral's own: its protocol's driver drives it
         assert registry.adapter_class("droid") is acp_driver
         # a built-in id with corral's own class keeps it, whatever drivers are installed
         assert registry.adapter_class("claude-code") is ClaudeAdapter

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from corral.adapters.base import BaseAdapter
+from corral.adapters.copilot import CopilotAdapter
 from corral.adapters.gemini import GeminiAdapter
 from corral.adapters.hermes import HermesAdapter
+from corral.adapters.kilo import KiloAdapter
 from corral.adapters.opencode_acp import OpenCodeAcpAdapter
 from corral.adapters.qwen_acp import QwenAcpAdapter
 from corral.events import (
@@ -49,10 +51,17 @@ ADAPTERS: dict[str, Callable[..., BaseAdapter]] = {
     "qwen-acp": lambda **kw: QwenAcpAdapter(binary="qwen", **kw),
     "opencode-acp": lambda **kw: OpenCodeAcpAdapter(binary="opencode", **kw),
     "hermes": lambda **kw: HermesAdapter(binary="hermes", **kw),
+    "kilo": lambda **kw: KiloAdapter(binary="kilo", **kw),
+    "copilot": lambda **kw: CopilotAdapter(binary="copilot", **kw),
 }
-AGENTS = ("gemini", "qwen-acp", "opencode-acp", "hermes")
+AGENTS = ("gemini", "qwen-acp", "opencode-acp", "hermes", "kilo", "copilot")
 HELLO = "Hello from the scripted model."
+ALSO_UNKNOWN = {"copilot": {"config_option_update"}}
 FIXTURES_USED = [
+    "copilot/1.0.102/approval-deny.jsonl",
+    "copilot/1.0.102/resume-after-exit.jsonl",
+    "copilot/1.0.102/text.jsonl",
+    "copilot/1.0.102/tool-write.jsonl",
     "gemini/0.61.0/approval-allow.jsonl",
     "gemini/0.61.0/approval-deny.jsonl",
     "gemini/0.61.0/cancel-mid-turn.jsonl",
@@ -66,6 +75,10 @@ FIXTURES_USED = [
     "hermes/0.19.0/text.jsonl",
     "hermes/0.19.0/tool-write.jsonl",
     "opencode-acp/1.18.33/approval-allow.jsonl",
+    "kilo/7.7.7/approval-deny.jsonl",
+    "kilo/7.7.7/resume-after-exit.jsonl",
+    "kilo/7.7.7/text.jsonl",
+    "kilo/7.7.7/tool-write.jsonl",
     "opencode-acp/1.18.33/approval-deny.jsonl",
     "opencode-acp/1.18.33/cancel-mid-turn.jsonl",
     "opencode-acp/1.18.33/resume-after-exit.jsonl",
@@ -231,9 +244,10 @@ async def test_replay(path: Path, tmp_path: Path) -> None:
     check(events, entries)
     # Each of the four reports tokens for every turn it finishes normally.
     assert len(of(events, Usage)) >= ends(events).count(StopReason.END_TURN)
-    # Nothing the agent sends in these runs is unknown, except replayed user chunks on load.
+    # Nothing the agent sends in these runs is unknown, except replayed user chunks on load (and
+    # Copilot's session config options, which corral does not surface: kept as UnknownEvent).
     unknown = {e.vendor_type for e in of(events, UnknownEvent)}
-    assert unknown <= {"user_message_chunk"}, unknown
+    assert unknown <= {"user_message_chunk"} | ALSO_UNKNOWN.get(path.parts[-3], set()), unknown
 
 
 def test_declared_fixtures_match_the_recordings_on_disk() -> None:

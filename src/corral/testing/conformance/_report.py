@@ -45,7 +45,11 @@ def splice_block(page: str, name: str, body: str) -> str:
 
 
 def compatibility_markdown(
-    results: Sequence[ScenarioResult], *, header: str = "", keep_from: str | None = None
+    results: Sequence[ScenarioResult],
+    *,
+    header: str = "",
+    footer: str = "",
+    keep_from: str | None = None,
 ) -> str:
     """A Markdown page: one row per scenario, one column per agent, reasons as footnotes.
 
@@ -86,4 +90,6 @@ def compatibility_markdown(
     if notes:
         lines += ["", "## Notes", ""]
         lines += [f"{i}. {n}" for i, n in enumerate(notes, 1)]
+    if footer:
+        lines += ["", footer.rstrip("\n")]
     return "\n".join(lines) + "\n"

@@ -159,6 +159,26 @@ SPECS: dict[str, TargetSpec] = {
             approval_init={"permission_mode": "ask"},
         ),
         TargetSpec(
+            "kilo",
+            "kilo",
+            "kilo",
+            unsupported={
+                "question": _ACP_NO_QUESTION,
+                "input-during-turn": _ACP_ONE_TURN,
+            },
+            turn_timeout=60.0,
+        ),
+        TargetSpec(
+            "copilot",
+            "copilot",
+            "copilot",
+            unsupported={
+                "question": _ACP_NO_QUESTION,
+                "input-during-turn": _ACP_ONE_TURN,
+            },
+            turn_timeout=60.0,
+        ),
+        TargetSpec(
             "pi",
             "pi",
             "pi",
@@ -226,6 +246,37 @@ def registry_target(adapter_id: str, registry: Registry | None = None) -> Target
     return Target(agent=adapter_id, adapter_class=cls, make_adapter=make_adapter)
 
 
+IMPORTED_QUIRKS: dict[str, dict[str, str]] = {
+    "gemini": {
+        "tool-write": "gemini 0.61.0 cannot create a file when the client serves fs/read_text_file "
+        "(it stringifies corral's not-found error and never sees ENOENT); the generic ACP driver "
+        "serves reads, the built-in gemini adapter keeps them local and passes (docs/protocols/acp.md)"
+    },
+}
+"""Per pin: what the shared ACP driver cannot do with that CLI when it comes from an ACP registry
+entry (a bug of the CLI a built-in adapter works around), with the reason shown in the matrix."""
+
+
+def pinned_spec(adapter_id: str, registry: Registry) -> TargetSpec | None:
+    """A target spec for a registry adapter whose manifest installs a pinned, redirectable CLI.
+
+    An imported ACP registry entry (``acp.gemini``) names the package of one of corral's pins in
+    its ``install``; that pin's binary and redirection then point it at the scripted model.
+    """
+    from ...agents import pinned
+    from ...redirect import supported
+
+    if adapter_id not in registry:
+        return None
+    install = registry.manifest(adapter_id).install
+    packages = {install.npm, install.pip} - {None} if install is not None else set()
+    for pin in pinned():
+        if pin.package in packages and pin.name in supported():
+            quirks = IMPORTED_QUIRKS.get(pin.name, {})
+            return TargetSpec(adapter_id, adapter_id, pin.name, unsupported=quirks)
+    return None
+
+
 def builtin_targets(
     names: list[str] | None = None, registry: Registry | None = None
 ) -> tuple[list[Target], dict[str, str]]:
@@ -239,7 +290,7 @@ def builtin_targets(
     targets: list[Target] = []
     missing: dict[str, str] = {}
     for name in wanted:
-        spec = SPECS.get(name)
+        spec = SPECS.get(name) or pinned_spec(name, registry)
         try:
             targets.append(
                 build_target(spec, registry) if spec else registry_target(name, registry)

@@ -18,7 +18,8 @@ from ._types import ParsedRequest, ToolInfo
 
 # Known tool names per capability, most specific first; matched case-sensitively, then ignoring case.
 CAPABILITY_TOOLS: dict[str, tuple[str, ...]] = {
-    "write_file": ("Write", "write", "write_file", "create_file", "WriteFile"),
+    # "create": GitHub Copilot CLI ({path, file_text}); "Create": Factory Droid.
+    "write_file": ("Write", "write", "write_file", "create_file", "WriteFile", "create", "Create"),
     "edit": ("Edit", "edit", "replace", "edit_file", "str_replace", "patch", "MultiEdit"),
     "shell": (
         "Bash",

@@ -1,0 +1,26 @@
+"""GitHub Copilot CLI over ACP: ``copilot --acp`` (agent id ``copilot``).
+
+The model endpoint comes from ``corral.redirect.copilot`` (bring-your-own-model variables and
+``COPILOT_OFFLINE=true``): with them 1.0.102 needs no GitHub account and reaches no other host.
+The model is ``COPILOT_MODEL``; corral passes no model flag over ACP.
+"""
+
+from __future__ import annotations
+
+from ._acp import AcpAdapter
+
+
+class CopilotAdapter(AcpAdapter):
+    agent_id = "copilot"
+    display_name = "GitHub Copilot CLI"
+    cli_binary = "copilot"
+    acp_args = ("--acp",)
+
+    # Each flag below is shown by a passing run of `corral conformance copilot` on 1.0.102.
+    cap_permissions = True
+    cap_cancel = True
+    cap_resume = True
+    cap_image_input = True
+
+    provides_models = True
+    provides_usage = True
