@@ -133,7 +133,10 @@ def rendering_table() -> str:
     ]
     for adapter_id in BUILTIN_ADAPTERS:
         cls = builtin_adapter_class(adapter_id)
-        assert cls is not None and cls.intent_renderer is not None
+        assert cls is not None
+        if cls.intent_renderer is None:  # offers no intent (every one is refused, table above)
+            assert not cls.enforceable_intents, adapter_id
+            continue
         for intent in sorted(cls.enforceable_intents, key=list(Intent).index):
             r = cls.intent_renderer(intent, EXAMPLE_COMMANDS, "/repo")
             argv = " ".join(f"`{a}`" for a in r.argv) or "—"

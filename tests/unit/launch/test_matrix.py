@@ -59,7 +59,7 @@ def _row(harness: str) -> Any:
 @pytest.mark.parametrize(("harness", "provider", "wire"), cells())
 def test_every_cell_follows_the_seed(harness: str, provider: str, wire: str | None) -> None:
     row = _row(harness)
-    kw: dict[str, Any] = {"model": "m-1", "api_base": "http://127.0.0.1:9/v1"}
+    kw: dict[str, Any] = {"model": "m-1", "api_base": "http://127.0.0.1:19/v1"}
     if wire:
         kw["transport"] = wire
     native = native_cell(row, provider, wire)
@@ -92,7 +92,7 @@ def test_every_cell_follows_the_seed(harness: str, provider: str, wire: str | No
     # the harness is pointed at the proxy, with the proxy's token, never at the provider
     text = repr(data["env"]) + repr(data["args"]) + repr(data["files"])
     assert "<resolved-port>" in text
-    assert "127.0.0.1:9" not in text
+    assert "127.0.0.1:19" not in text
 
 
 def test_matrix_of_the_seed_is_the_table() -> None:
@@ -156,7 +156,7 @@ def test_secrets_are_redacted() -> None:
             transport="openai-chat",
             api_key=secret,
             model="m",
-            api_base="http://127.0.0.1:9/v1",
+            api_base="http://127.0.0.1:19/v1",
             with_proxy_if_needed=True,
         ),
         plan("opencode", "anthropic", api_key=secret, model="m"),
@@ -192,7 +192,7 @@ def test_file_writing_harnesses_get_a_launch_home_of_their_own() -> None:
         "custom",
         transport="openai-chat",
         model="m",
-        api_base="http://127.0.0.1:9/v1",
+        api_base="http://127.0.0.1:19/v1",
         with_proxy_if_needed=True,
     )
     assert data["home"] == str(HOME / "gemini")
@@ -202,7 +202,7 @@ def test_file_writing_harnesses_get_a_launch_home_of_their_own() -> None:
         "custom",
         transport="openai-chat",
         model="m",
-        api_base="http://127.0.0.1:9/v1",
+        api_base="http://127.0.0.1:19/v1",
         with_proxy_if_needed=True,
     )
     assert claude["home"] is None and "HOME" not in claude["env"]
@@ -214,12 +214,12 @@ def test_explicit_home_isolates_every_harness(tmp_path: Path) -> None:
         "custom",
         transport="anthropic",
         model="m",
-        api_base="http://127.0.0.1:9",
+        api_base="http://127.0.0.1:19",
         home=tmp_path,
     )
     assert data["proxyNeeded"] is False
     assert data["env"]["HOME"] == str(tmp_path)
-    assert data["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert data["env"]["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:19"
 
 
 def test_observe_adds_structured_output_for_one_shot() -> None:
