@@ -7,6 +7,9 @@ The model is ``COPILOT_MODEL``; corral passes no model flag over ACP.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from ..intents import Intent
 from ._acp import AcpAdapter
 
 
@@ -21,6 +24,14 @@ class CopilotAdapter(AcpAdapter):
     cap_cancel = True
     cap_resume = True
     cap_image_input = True
+
+    # No intent is offered until the intents suite shows the pinned Copilot CLI enforcing it.
+    intent_refusals = MappingProxyType(
+        {
+            i.value: "no run of the pinned Copilot CLI 1.0.102 has shown this intent enforced yet"
+            for i in Intent
+        }
+    )
 
     provides_models = True
     provides_usage = True

@@ -15,8 +15,10 @@ Over ACP the client is the approval surface, so edits, shell commands and fetche
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import ClassVar
 
+from ..intents import Intent
 from ._acp import AcpAdapter
 
 
@@ -34,6 +36,14 @@ class KiloAdapter(AcpAdapter):
     cap_cancel = True
     cap_resume = True
     cap_image_input = True
+
+    # No intent is offered until the intents suite shows the pinned Kilo enforcing it.
+    intent_refusals = MappingProxyType(
+        {
+            i.value: "no run of the pinned Kilo 7.7.7 has shown this intent enforced yet"
+            for i in Intent
+        }
+    )
 
     provides_models = True
     provides_usage = True
