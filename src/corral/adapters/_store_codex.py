@@ -96,25 +96,20 @@ def header(stat: FileStat) -> ExternalSession | None:
             break
     if sid is None:
         return None
-    return ExternalSession(
-        agent_id=AGENT,
-        sid=sid,
-        cwd=cwd,
-        path=stat.path,
-        mtime=stat.mtime,
-        size=stat.size,
-        title=title,
-        problem=None if cwd else "no session_meta with a cwd in the rollout's first lines",
+    return common.entry(
+        AGENT,
+        stat,
+        sid,
+        cwd,
+        title,
+        missing="no session_meta with a cwd in the rollout's first lines",
     )
 
 
 def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
-    for stat in files(env, since):
-        found = header(stat)
-        if found is not None:
-            yield found
+    return common.headers(files(env, since), header)
 
 
 def _same_dir(a: str | None, b: str) -> bool:

@@ -9,13 +9,14 @@ line that does not decode is skipped, a file that cannot be opened yields nothin
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._process._decode import BadJson, loads
 from ..events import Event, StatusChanged
+from ._handoff import ExternalSession
 
 FIRST_READ = 16 * 1024
 """The first read of a header: most vendors' headers fit."""
@@ -225,3 +226,29 @@ def stat_of(path: Path) -> FileStat | None:
     except OSError:
         return None
     return FileStat(str(path), st.st_mtime, st.st_size, st.st_ino) if os.path.isfile(path) else None
+
+
+def entry(
+    agent: str, stat: FileStat, sid: str, cwd: str | None, title: str | None, *, missing: str
+) -> ExternalSession:
+    """The listing entry of one transcript; ``missing`` says why, when no cwd was found."""
+    return ExternalSession(
+        agent_id=agent,
+        sid=sid,
+        cwd=cwd,
+        path=stat.path,
+        mtime=stat.mtime,
+        size=stat.size,
+        title=title,
+        problem=None if cwd else missing,
+    )
+
+
+def headers(
+    stats: Iterable[FileStat], header: Callable[[FileStat], ExternalSession | None]
+) -> Iterator[ExternalSession]:
+    """``header`` of each file, skipping the files that hold no session."""
+    for stat in stats:
+        found = header(stat)
+        if found is not None:
+            yield found

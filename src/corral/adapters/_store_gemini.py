@@ -134,25 +134,13 @@ def header(stat: FileStat) -> ExternalSession | None:
     if sid is None or kind != "main":
         return None
     cwd = _project_root(stat.path)
-    return ExternalSession(
-        agent_id=AGENT,
-        sid=sid,
-        cwd=cwd,
-        path=stat.path,
-        mtime=stat.mtime,
-        size=stat.size,
-        title=title,
-        problem=None if cwd else "no .project_root next to the chats",
-    )
+    return common.entry(AGENT, stat, sid, cwd, title, missing="no .project_root next to the chats")
 
 
 def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
-    for stat in files(env, since):
-        found = header(stat)
-        if found is not None:
-            yield found
+    return common.headers(files(env, since), header)
 
 
 def _chats(cwd: str, env: Mapping[str, str] | None) -> list[FileStat]:

@@ -91,25 +91,13 @@ def header(stat: FileStat) -> ExternalSession | None:
     if sid is None:
         stem = Path(stat.path).stem
         sid = stem.split("_", 1)[1] if "_" in stem else stem
-    return ExternalSession(
-        agent_id=AGENT,
-        sid=sid,
-        cwd=cwd,
-        path=stat.path,
-        mtime=stat.mtime,
-        size=stat.size,
-        title=title,
-        problem=None if cwd else "no session header with a cwd",
-    )
+    return common.entry(AGENT, stat, sid, cwd, title, missing="no session header with a cwd")
 
 
 def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
-    for stat in files(env, since):
-        found = header(stat)
-        if found is not None:
-            yield found
+    return common.headers(files(env, since), header)
 
 
 def _in_cwd(cwd: str, env: Mapping[str, str] | None) -> list[FileStat]:

@@ -89,25 +89,13 @@ def header(stat: FileStat) -> ExternalSession | None:
         title = title or common.one_line(_user_text(record))
         if cwd and title:
             break
-    return ExternalSession(
-        agent_id=AGENT,
-        sid=sid,
-        cwd=cwd,
-        path=stat.path,
-        mtime=stat.mtime,
-        size=stat.size,
-        title=title,
-        problem=None if cwd else "no cwd in the chat's first lines",
-    )
+    return common.entry(AGENT, stat, sid, cwd, title, missing="no cwd in the chat's first lines")
 
 
 def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
-    for stat in files(env, since):
-        found = header(stat)
-        if found is not None:
-            yield found
+    return common.headers(files(env, since), header)
 
 
 def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | None:
