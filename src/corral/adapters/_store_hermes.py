@@ -96,19 +96,11 @@ def headers(stat: FileStat) -> list[ExternalSession]:
 def scan(
     env: Mapping[str, str] | None = None, since: float | None = None
 ) -> Iterator[ExternalSession]:
-    for stat in files(env, since):
-        try:
-            found = headers(stat)
-        except db.StoreUnreadable:
-            return  # the hook lists nothing it cannot read; the index says why (IndexStats)
-        for entry in found:
-            if since is None or entry.mtime > since:
-                yield entry
+    return db.scan_rows(files(env, since), headers, since)
 
 
 def latest_sid_for_cwd(cwd: str, env: Mapping[str, str] | None = None) -> str | None:
-    found = [e for e in scan(env) if e.cwd is not None and common.same_dir(e.cwd, cwd)]
-    return max(found, key=lambda e: e.mtime).sid if found else None
+    return db.latest_sid(scan(env), cwd)
 
 
 def transcript_path(cwd: str, sid: str, env: Mapping[str, str] | None = None) -> Path | None:

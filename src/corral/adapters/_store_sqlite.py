@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._store_common import FileStat
+from ._handoff import ExternalSession
+from ._store_common import FileStat, same_dir
 
 BUSY_TIMEOUT = 0.5
 MAX_STEPS = 50_000_000
@@ -83,3 +84,26 @@ def text(row: sqlite3.Row, key: str) -> str | None:
 def number(row: sqlite3.Row, key: str) -> float | None:
     value = row[key]
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def scan_rows(
+    stats: Iterable[FileStat],
+    headers: Callable[[FileStat], list[ExternalSession]],
+    since: float | None,
+) -> Iterator[ExternalSession]:
+    """The sessions of each database changed after ``since``; an unreadable database ends the
+    listing (the hook lists nothing it cannot read; the index says why, ``IndexStats``)."""
+    for stat in stats:
+        try:
+            found = headers(stat)
+        except StoreUnreadable:
+            return
+        for entry in found:
+            if since is None or entry.mtime > since:
+                yield entry
+
+
+def latest_sid(entries: Iterable[ExternalSession], cwd: str) -> str | None:
+    """The most recently changed session of ``cwd``."""
+    found = [e for e in entries if e.cwd is not None and same_dir(e.cwd, cwd)]
+    return max(found, key=lambda e: e.mtime).sid if found else None
