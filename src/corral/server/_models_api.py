@@ -137,6 +137,16 @@ async def _ask(manager: SessionManager, adapter_id: str) -> ModelList:
     )
 
 
+def probe_lock(state: Any, adapter_id: str) -> asyncio.Lock:
+    """The lock a model probe of ``adapter_id`` holds. A session start of that adapter takes it
+    too, so a probe's short-lived agent and the session's never run at once (two OpenCode
+    servers on one demo home: the second may exit)."""
+    locks: dict[str, asyncio.Lock] | None = getattr(state, "model_locks", None)
+    if locks is None:
+        locks = state.model_locks = {}
+    return locks.setdefault(adapter_id, asyncio.Lock())
+
+
 async def list_models(request: Request) -> Response:
     adapter_id = str(request.path_params["adapter_id"])
     state = request.app.state
@@ -159,10 +169,7 @@ async def list_models(request: Request) -> Response:
                     **_effort_facts(cls, []),
                 )
             )
-    locks: dict[str, asyncio.Lock] | None = getattr(state, "model_locks", None)
-    if locks is None:
-        locks = state.model_locks = {}
-    async with locks.setdefault(adapter_id, asyncio.Lock()):  # one probe per adapter at a time
+    async with probe_lock(state, adapter_id):  # one probe per adapter at a time
         hit = cache.get(adapter_id)
         if hit is None or time.monotonic() - hit[0] >= CACHE_SECONDS:
             result = await _ask(state.manager, adapter_id)

@@ -28,7 +28,7 @@ from ._bodies import (
 )
 from ._confine import check_cwd, confine_attachments
 from ._limits import Limits, check_fields
-from ._models_api import check_effort, listed_models
+from ._models_api import check_effort, listed_models, probe_lock
 from ._responses import Refusal, json_response
 
 T = TypeVar("T")
@@ -100,7 +100,11 @@ async def create_session(request: Request) -> Response:
         )
     except ValueError as exc:
         raise Refusal(422, "ValidationError", str(exc), field="effort") from None
-    record = await _manager(request).create_session(spec, start=body.start)
+    if body.start:  # after any model probe of this adapter has stopped its agent
+        async with probe_lock(request.app.state, spec.adapter_id):
+            record = await _manager(request).create_session(spec, start=True)
+    else:
+        record = await _manager(request).create_session(spec, start=False)
     return json_response(record, 201)
 
 
