@@ -23,11 +23,14 @@ class Slow(ScriptedAdapter):
     agent_id = "slow"
     provides_models = True
     log: ClassVar[list[str]] = []
+    probing: ClassVar[asyncio.Event | None] = None
 
     async def start(self, session_id: str) -> AgentInfo:
         kind = "probe" if session_id.startswith("models-") else "session"
         self._kind = kind
         self.log.append(f"{kind} start")
+        if kind == "probe" and self.probing is not None:
+            self.probing.set()
         return await super().start(session_id)
 
     async def list_models(self) -> list[str]:
@@ -50,12 +53,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def test_session_start_waits_for_the_probe(tmp_path: Path, home: Path) -> None:
     Slow.log.clear()
+    Slow.probing = asyncio.Event()
     resolver = AdapterResolver({"slow": Slow}, use_env=False, use_entry_points=False)
     app = create_app(Settings(db_path=tmp_path / "c.db", token=TOKEN), resolver=resolver)
     async with client_for(app) as client:
         probe = asyncio.create_task(client.get("/api/adapters/slow/models"))
-        while "probe start" not in Slow.log:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(Slow.probing.wait(), 10)
         created = await client.post(
             "/api/sessions", json={"adapter_id": "slow", "cwd": str(tmp_path), "start": True}
         )
