@@ -28,6 +28,7 @@ LISTED = {
     "qwen-acp": "$runtime|openai|fake-model(openai)",
     "hermes": "custom:fake-model",
     "opencode-acp": "corral/fake-model",  # configOptions "model" options
+    "kilo": "corral/fake-model",  # as OpenCode ACP: the redirected provider's model
 }
 
 

@@ -33,5 +33,7 @@ class CopilotAdapter(AcpAdapter):
         }
     )
 
-    provides_models = True
+    # Its ACP session lists no models (an empty list from 1.0.102 against the scripted model).
+    provides_models = False
+    models_unavailable = "GitHub Copilot CLI 1.0.102 lists no models over ACP"
     provides_usage = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.server.conftest import client_for, make_app
+from server.conftest import client_for, make_app
 
 from ._recorded import recorded_home
 
