@@ -9,15 +9,17 @@ status on stderr); ``corral sessions show|tail`` and ``corral chat`` print them 
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.text import Text
 
 from ..events import Envelope, Event, encode
-from ..sessions import SessionStatus
 from ._render_rules import Kind, Piece, Rules
+
+if TYPE_CHECKING:  # the sessions package (SQLite, the registry) is not needed to render a run
+    from ..sessions import SessionStatus
 
 STYLES: dict[Kind, str | None] = {
     "text": None,
