@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
@@ -36,33 +35,21 @@ from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments
-from ._handoff_terminal import TerminalHandoff
+from ._codex_handoff import CodexTerminal
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from .base import Attachment, BaseAdapter
 
 
 @store_hooks("_store_codex")
-class CodexExecAdapter(TerminalHandoff, BaseAdapter):
+class CodexExecAdapter(CodexTerminal, BaseAdapter):
     """Codex through ``codex exec --json``: headless, one process per turn."""
 
     agent_id: ClassVar[str] = "codex-exec"
     display_name: ClassVar[str] = "Codex (exec)"
     cli_binary: ClassVar[str | None] = "codex"
-    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    # Hand-off (seed 003): Codex's terminal rules are shared (_codex_handoff.CodexTerminal).
     handoff_kind = "per-turn"
-    handoff_processes = ("codex",)
-    handoff_session_flags = ("resume",)
-    handoff_resume_args = ("resume", "{sid}")
-    # The TUI's managed app-server daemon stays after the TUI exits: it counts only through the
-    # thread's writer lock, which it keeps while it holds the thread.
-    handoff_idle_args = ("--managed-daemon", "pid-update-loop")
-
-    @classmethod
-    def handoff_lock_files(cls, sid: str, env: Mapping[str, str] | None) -> list[Path]:
-        from ._store_codex import codex_home
-
-        return [codex_home(env) / "thread-writer-locks" / f"{sid}.lock"]
 
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""

@@ -15,8 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar, Unpack
 
 from .._process import (
@@ -59,7 +58,7 @@ from ..protocols.codex_app_server import (
 from . import _codex_launch as launch
 from ._codex_common import Attachments
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
-from ._handoff_terminal import TerminalHandoff
+from ._codex_handoff import CodexTerminal
 from ._model_info import ModelInfo, effort_names, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
@@ -71,7 +70,7 @@ _CLOSE_GRACE = 3.0
 
 
 @store_hooks("_store_codex")
-class CodexAdapter(TerminalHandoff, BaseAdapter):
+class CodexAdapter(CodexTerminal, BaseAdapter):
     """Codex through ``codex app-server`` (JSON-RPC 2.0 on stdio)."""
 
     agent_id: ClassVar[str] = "codex"
@@ -79,20 +78,8 @@ class CodexAdapter(TerminalHandoff, BaseAdapter):
     """Seconds ``turn/interrupt`` gets to end the turn before corral signals the app-server."""
     display_name: ClassVar[str] = "Codex"
     cli_binary: ClassVar[str | None] = "codex"
-    # Hand-off (seed 003; adapters/_handoff_terminal.py).
+    # Hand-off (seed 003): Codex's terminal rules are shared (_codex_handoff.CodexTerminal).
     handoff_kind = "persistent"
-    handoff_processes = ("codex",)
-    handoff_session_flags = ("resume",)
-    handoff_resume_args = ("resume", "{sid}")
-    # The TUI's managed app-server daemon stays after the TUI exits: it counts only through the
-    # thread's writer lock, which it keeps while it holds the thread.
-    handoff_idle_args = ("--managed-daemon", "pid-update-loop")
-
-    @classmethod
-    def handoff_lock_files(cls, sid: str, env: Mapping[str, str] | None) -> list[Path]:
-        from ._store_codex import codex_home
-
-        return [codex_home(env) / "thread-writer-locks" / f"{sid}.lock"]
 
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
