@@ -27,6 +27,7 @@ from ._bodies import (
     ViewUpdate,
 )
 from ._confine import check_cwd, confine_attachments
+from ._demo import DEMO_PREFIX
 from ._limits import Limits, check_fields
 from ._models_api import check_effort, listed_models, probe_lock
 from ._responses import Refusal, json_response
@@ -100,11 +101,16 @@ async def create_session(request: Request) -> Response:
         )
     except ValueError as exc:
         raise Refusal(422, "ValidationError", str(exc), field="effort") from None
-    if body.start:  # after any model probe of this adapter has stopped its agent
-        async with probe_lock(request.app.state, spec.adapter_id):
+    lock = probe_lock(request.app.state, spec.adapter_id)
+    if body.start and spec.adapter_id.startswith(DEMO_PREFIX):
+        # A demo agent's home is shared: no probe may start an agent there while this one starts.
+        async with lock:
             record = await _manager(request).create_session(spec, start=True)
     else:
-        record = await _manager(request).create_session(spec, start=False)
+        if body.start:  # after any model probe of this adapter has stopped its agent
+            async with lock:
+                pass
+        record = await _manager(request).create_session(spec, start=body.start)
     return json_response(record, 201)
 
 
