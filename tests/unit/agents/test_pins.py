@@ -18,6 +18,7 @@ EXPECTED = {
     "hermes": ("pypi", "hermes-agent", "0.19.0", "hermes"),
     "kilo": ("npm", "@kilocode/cli", "7.7.7", "kilo"),
     "copilot": ("npm", "@github/copilot", "1.0.102", "copilot"),
+    "aider": ("pypi", "aider-chat", "0.86.2", "aider"),
 }
 
 
