@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..errors import ConfigError
-from . import claude, codex, copilot, gemini, hermes, kilo, opencode, pi, qwen
+from . import aider, claude, codex, copilot, gemini, hermes, kilo, opencode, pi, qwen
 from ._model import Redirection, root_url, v1_url
 
 
@@ -47,6 +47,7 @@ REDIRECTS: dict[str, RedirectFn] = {
     "hermes": hermes.redirect,
     "kilo": kilo.redirect,
     "copilot": copilot.redirect,
+    "aider": aider.redirect,
 }
 
 

@@ -241,3 +241,16 @@ def test_kilo_moves_its_vendor_api_to_a_dead_loopback_port() -> None:
     assert env["KILO_TELEMETRY_LEVEL"] == "off"
     for name in ("KILO_API_URL", "KILO_API_BASE"):
         assert env[name].startswith("http://127.0.0.1:")
+
+
+def test_aider_points_litellm_at_the_endpoint_and_answers_the_model_lookup_locally() -> None:
+    r = _redirect("aider")
+    assert r.env["OPENAI_API_BASE"] == BASE + "/v1"
+    assert r.env["OPENAI_API_KEY"] == "k-1"
+    assert r.env["AIDER_MODEL"] == "openai/fake-model"
+    assert r.env["AIDER_CHECK_UPDATE"] == "false"
+    assert r.env["AIDER_ANALYTICS_DISABLE"] == "true"
+    assert r.env["HOME"] == str(HOME)
+    metadata = json.loads(r.files[HOME / ".aider.model.metadata.json"])
+    assert metadata["openai/fake-model"]["litellm_provider"] == "openai"
+    assert metadata["openai/fake-model"]["max_input_tokens"] > 0
