@@ -141,10 +141,10 @@ def lookup_argv(pin: Pin) -> list[str]:
     ]
 
 
-def lookup_latest(pin: Pin, run: Runner = _run) -> str:
+def lookup_latest(pin: Pin, run: Runner | None = None) -> str:
     """The newest release of ``pin``'s package; raises ``InstallError`` naming the agent."""
     argv = lookup_argv(pin)
-    code, output = run(argv)
+    code, output = (run or _run)(argv)
     if code != 0:
         tail = "\n".join(output.strip().splitlines()[-10:])
         raise InstallError(pin.name, f"{' '.join(argv[-5:])} exited {code}", tail)
@@ -225,7 +225,9 @@ def _install_latest_one(
     try:
         version = lookup_latest(pin, run)
     except InstallError as exc:
-        progress(InstallEvent(name=pin.name, version="?", state="failed", message=str(exc)))
+        progress(
+            InstallEvent(name=pin.name, version="?", state="failed", seconds=0.0, message=str(exc))
+        )
         return base.result(latest=None, state="failed", error=str(exc))
     if version == pin.version and (found := locate_in(pin, pinned_root)) is not None:
         progress(
@@ -256,7 +258,7 @@ def install_latest(
     jobs: int = 2,
     *,
     pinned_prefix: Path | str | None = None,
-    run: Runner = _run,
+    run: Runner | None = None,
 ) -> list[LatestResult]:
     """Look up and install the newest release of the named pins (all when empty), ``jobs`` at a
     time, under :func:`latest_root`. Every agent is attempted; failures are results, never raised.
@@ -265,9 +267,10 @@ def install_latest(
     root = latest_root(prefix)
     pinned_root = agents_root(pinned_prefix)
     report = progress or (lambda _event: None)
+    runner = run or _run
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(
-            pool.map(lambda p: _install_latest_one(p, root, pinned_root, report, run), pins)
+            pool.map(lambda p: _install_latest_one(p, root, pinned_root, report, runner), pins)
         )
     _write_index(root, results)
     return results

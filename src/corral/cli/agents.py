@@ -39,7 +39,7 @@ def _line(event: InstallEvent) -> str:
     if event.state == "installing":
         return f"{what}: installing…"
     if event.state == "already-installed":
-        return f"{what}: already installed ({event.path})"
+        return f"{what}: {event.message or 'already installed'} ({event.path})"
     if event.state == "done":
         return f"{what}: done in {event.seconds:.1f} s ({event.path})"
     return f"{what}: FAILED after {event.seconds:.1f} s: {event.message}"

@@ -191,3 +191,27 @@ def test_an_unreadable_index_is_no_index(tmp_path: Path) -> None:
     (tmp_path / "latest.json").write_text("{not json")
     assert read_index(tmp_path) == {}
     assert latest_version("codex", tmp_path) is None
+
+
+def test_install_latest_cli_reports_json_and_fails_when_one_agent_fails(
+    tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from corral.cli import build_app
+
+    monkeypatch.setattr("corral.agents._latest._run", answering(codex="9.8.7"))
+    monkeypatch.setenv("CORRAL_AGENTS_DIR", str(tmp_path / "agents"))
+    latest = tmp_path / "latest"
+    result = CliRunner().invoke(
+        build_app(),
+        ["agents", "install", "--latest", "codex", "claude", "--prefix", str(latest), "--json"],
+    )
+    assert result.exit_code == 1, (result.output, result.exception)
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert (rows["codex"]["state"], rows["codex"]["latest"]) == ("done", "9.8.7")
+    assert rows["claude"]["state"] == "failed"
+    assert "claude" in result.stderr and "exited 1" in result.stderr
+    assert "codex 9.8.7: installing" in result.stderr  # progress goes to stderr with --json
+    assert (latest / "codex/9.8.7/.corral-installed.json").is_file()
+    assert not (tmp_path / "agents").exists()

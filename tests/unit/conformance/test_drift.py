@@ -4,9 +4,11 @@ index (no CLI runs here); and the wire signature itself."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from corral.testing.conformance import Outcome, ScenarioResult
 from corral.testing.conformance._drift import CliDrift, compute_drift, drift_markdown
@@ -245,3 +247,23 @@ def test_the_real_fixture_index_covers_every_recorded_fixture() -> None:
     metas = list(root.glob("*/*/*.meta.json"))
     assert len(index) == len(metas) > 0
     assert all(f.version == Path(f.path).parent.name for f in index if not f.path.endswith("store"))
+
+
+def test_conformance_latest_refuses_what_it_cannot_honour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from corral.cli import build_app
+    from corral.cli._common import run_guarded
+
+    monkeypatch.setenv("CORRAL_LATEST_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "home"))
+    out = str(tmp_path / "x.md")
+    for argv, code, said in (
+        (["conformance", "--write-report", out], 2, "--write-report needs --latest"),
+        (["conformance", "--latest", "--write-docs", out], 2, "cannot go with --latest"),
+        (["conformance", "--latest", "--write-report", out], 1, "agents install --latest` first"),
+    ):
+        monkeypatch.setattr(sys, "argv", ["corral", *argv])
+        assert run_guarded(build_app()) == code
+        assert said in capsys.readouterr().err
+    assert not (tmp_path / "x.md").exists()
