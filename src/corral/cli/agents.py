@@ -173,6 +173,8 @@ def rerecord_commands(name: str) -> list[str]:
 
     specs = [s for s in SPECS.values() if s.redirect == name]
     commands = [f".venv/bin/corral record {s.adapter} all" for s in specs]
+    if name == "codex":  # its extra modes (sub-agents, file changes) have their own recorder
+        commands.append(".venv/bin/python scripts/record_codex.py")
     if specs:
         commands.append(f".venv/bin/corral record {specs[0].adapter} store")
         commands.append(
