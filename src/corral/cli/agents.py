@@ -140,28 +140,35 @@ def pin(
     ),
     prefix: Path | None = PREFIX_OPTION,
 ) -> None:
-    """Move one pin: rewrite its version in pins.toml (nothing else changes) and install it.
+    """Move one pin: install the version, then rewrite it in pins.toml (nothing else changes).
 
     Prints the commands that re-record that CLI's fixtures and regenerate the compatibility page.
     """
+    from dataclasses import replace
+
+    from ..agents._install import install_one
     from ..agents._latest import lookup_latest
-    from ..agents._pin_edit import pins_path, write_version
+    from ..agents._pin_edit import pins_path, set_version, write_version
     from ..errors import ConfigError
 
     current = agents.get_pin(name)
     if (version is None) == (not latest):
         raise ConfigError("give either a VERSION or --latest")
     wanted = version or lookup_latest(current)
+    set_version(pins_path().read_text("utf-8"), name, wanted)  # refuse a bad version up front
+    if not no_install:  # install first: a version that does not install leaves the pin as it was
+        result = install_one(
+            replace(current, version=wanted), agents.agents_root(prefix), _progress(False)
+        )
+        if result.state == "failed":
+            err_console.print(result.log_tail or result.error or "", highlight=False)
+            err_console.print(f"{name} stays pinned to {current.version}", highlight=False)
+            raise typer.Exit(1)
     if wanted == current.version:
         typer.echo(f"{name} is already pinned to {wanted}")
     else:
         write_version(name, wanted)
         typer.echo(f"{pins_path()}: {name} {current.version} → {wanted}")
-    if not no_install:
-        results = agents.install([name], prefix=prefix, progress=_progress(False), check=False)
-        if any(r.state == "failed" for r in results):
-            err_console.print(results[0].log_tail or results[0].error or "", highlight=False)
-            raise typer.Exit(1)
     typer.echo("Next, from the repository root:")
     for command in rerecord_commands(name):
         typer.echo(f"  {command}")

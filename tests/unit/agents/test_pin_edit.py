@@ -107,3 +107,26 @@ def test_agents_pin_cli_moves_the_pin_and_prints_the_re_record_steps(
     for args in (["agents", "pin", "qwen"], ["agents", "pin", "qwen", "1.0.0", "--latest"]):
         assert CliRunner().invoke(build_app(), [*args, "--no-install"]).exit_code != 0
     assert copy.read_text() == before
+
+
+def test_a_version_that_does_not_install_leaves_the_pin_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    copy = tmp_path / "pins.toml"
+    copy.write_text(pins_path().read_text("utf-8"))
+    monkeypatch.setattr("corral.agents._pin_edit.pins_path", lambda: copy)
+    npm = tmp_path / "bin" / "npm"
+    npm.parent.mkdir()
+    npm.write_text("#!/bin/sh\necho 'npm error code ETARGET'\nexit 1\n")
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{npm.parent}{os.pathsep}{os.environ['PATH']}")
+    before = copy.read_text()
+    result = CliRunner().invoke(
+        build_app(), ["agents", "pin", "qwen", "0.99.1", "--prefix", str(tmp_path / "agents")]
+    )
+    assert result.exit_code == 1, result.output
+    assert "ETARGET" in result.stderr
+    assert f"qwen stays pinned to {get_pin('qwen').version}" in result.stderr
+    assert copy.read_text() == before
