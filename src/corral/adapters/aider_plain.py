@@ -60,6 +60,10 @@ class AiderPlainAdapter(PlainAdapter):
     """The manifest's launch words (a unit test keeps the two equal)."""
 
     supported_options = PLAIN_OPTIONS | {"resume_session_id"}
+    # Shown on aider-chat 0.86.2 against the scripted model (tests/realcli/test_plain_aider.py):
+    # a new process restores an earlier session's history; SIGINT mid-answer ends the turn.
+    cap_resume = True
+    cap_cancel = True
     models_unavailable = "aider's model comes from its settings (AIDER_MODEL or --model)"
 
     def __init__(

@@ -84,6 +84,23 @@ _PLAIN_AIDER_UNSUPPORTED = {
     "scenario's bound",
 }
 
+_PLAIN_AIDER_SCRIPTS = {
+    # aider prints its banner before it asks the model, so the scenario's cancel (on the first
+    # text) can land before the story is requested: the slow reply is matched by the prompt,
+    # not by "the first request". tests/realcli/test_plain_aider.py cancels mid-story too.
+    "cancel-mid-turn": {
+        "steps": [
+            {
+                "name": "slow",
+                "match": {"user_text_contains": "long story"},
+                "times": 1,
+                "reply": {"text": "Once upon a time " * 40, "chunks": 40, "chunk_delay": 0.25},
+            }
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    }
+}
+
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
@@ -195,6 +212,7 @@ SPECS: dict[str, TargetSpec] = {
             "aider",
             unsupported=_PLAIN_AIDER_UNSUPPORTED,
             turn_timeout=120.0,
+            scripts=_PLAIN_AIDER_SCRIPTS,
         ),
         TargetSpec(
             "pi",
