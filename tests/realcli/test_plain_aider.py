@@ -2,7 +2,7 @@
 prompt) against the scripted model server.
 
 The conformance suite: text, follow-up (the chat history file restored by the next process),
-resume-after-exit and cancel-mid-turn must pass; what aider cannot show is ``unsupported``. And
+resume-after-exit, cancel-mid-turn and error-429 (aider retries) must pass; what aider cannot show is ``unsupported``. And
 a cancel that lands while the model's answer is streaming (the suite's cancel may land during
 aider's banner): the turn ends cancelled within 2 s and the next prompt is answered.
 """
@@ -23,7 +23,7 @@ from corral.testing.conformance._runner import make_workspace
 from corral.testing.conformance._targets import SPECS, build_target
 from corral.testing.conformance._types import Outcome
 
-MUST_PASS = {"text", "follow-up", "resume-after-exit", "cancel-mid-turn"}
+MUST_PASS = {"text", "follow-up", "resume-after-exit", "cancel-mid-turn", "error-429"}
 UNSUPPORTED = {
     "tool-write",
     "tool-shell",
@@ -33,7 +33,6 @@ UNSUPPORTED = {
     "input-during-turn",
     "image-input",
     "usage",
-    "error-429",
 }
 HELLO = "Hello from the scripted model."
 

@@ -78,10 +78,8 @@ _PLAIN_AIDER_UNSUPPORTED = {
     "no tool event exists on stdout to check",
     "tool-shell": "aider runs no tool calls; its shell suggestions are switched off "
     "(--no-suggest-shell-commands)",
-    "usage": "aider prints a 'Tokens: N sent, M received' line as text; a plain driver reads no "
-    "usage out of text",
-    "error-429": "aider retries a 429 for minutes with back-off before it gives up, beyond the "
-    "scenario's bound",
+    "usage": "aider prints a 'Tokens: N sent, M received' line as text (1.2k, rounded); a plain "
+    "driver reads no usage out of text",
 }
 
 _PLAIN_AIDER_SCRIPTS = {
