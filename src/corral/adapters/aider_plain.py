@@ -13,7 +13,8 @@ starting with ``/`` is an aider command (``/add``, ``/run``…), as it is in aid
 with ``--restore-chat-history``, sends that history with the next prompt. Each corral session gets
 its own file, ``home_dir()/plain/aider/<id>.chat.history.md`` (private, never the project's own
 ``.aider.chat.history.md``), named by an opaque id reported through ``on_session_id``; a follow-up
-prompt's process restores it, and ``resume_session_id`` names an earlier session's file.
+prompt's process restores it, and ``resume_session_id`` names an earlier session's file;
+``terminal_resume_command(id)`` is the aider command that carries on in a terminal.
 
 The model comes from aider's own settings (``AIDER_MODEL``, which the redirection sets, or an
 ``extra_args`` ``--model``); the ``model`` launch option is not offered, because aider's names are
@@ -106,3 +107,11 @@ class AiderPlainAdapter(PlainAdapter):
 
     def agent_session_id(self) -> str | None:
         return self.session_id
+
+    @classmethod
+    def terminal_resume_command(cls, sid: str, *, cwd: str, binary: str | None = None) -> list[str]:
+        """aider in a terminal, on the session's chat history (no corral in between)."""
+        if not SESSION_ID_RE.match(sid):
+            raise ConfigError(f"{sid!r} is not an aider-plain session id")
+        history = history_dir() / f"{sid}.chat.history.md"
+        return [binary or "aider", "--chat-history-file", str(history), "--restore-chat-history"]

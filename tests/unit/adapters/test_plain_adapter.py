@@ -312,3 +312,29 @@ async def test_aider_plain_keeps_its_session_in_a_private_history_file(tmp_path:
         await resumed.start("s")
     with pytest.raises(ConfigError, match="not an aider-plain session id"):
         AiderPlainAdapter(cwd=str(tmp_path), binary="/bin/true", resume_session_id="../x")
+
+
+async def test_the_examples_conformance_run_says_why_each_scenario_cannot_apply() -> None:
+    from corral.testing.conformance import run_conformance
+    from corral.testing.conformance._targets import builtin_targets
+    from corral.testing.conformance._types import Outcome
+
+    targets, missing = builtin_targets(["example-plain-argv", "example-plain-stdin"], registry())
+    assert missing == {}
+    results = await run_conformance(targets)
+    assert {r.outcome for r in results} == {Outcome.UNSUPPORTED}
+    reasons = {(r.agent, r.scenario): r.reason or "" for r in results}
+    assert "echo calls no model" in reasons[("example-plain-argv", "text")]
+    assert "cat calls no model" in reasons[("example-plain-stdin", "follow-up")]
+    assert "does not declare the cancel" in reasons[("example-plain-argv", "cancel-mid-turn")]
+
+
+def test_aider_plain_session_continues_in_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path))
+    argv = AiderPlainAdapter.terminal_resume_command("abc123", cwd=str(tmp_path))
+    history = str(tmp_path / "plain" / "aider" / "abc123.chat.history.md")
+    assert argv == ["aider", "--chat-history-file", history, "--restore-chat-history"]
+    with pytest.raises(ConfigError):
+        AiderPlainAdapter.terminal_resume_command("../../etc", cwd=str(tmp_path))

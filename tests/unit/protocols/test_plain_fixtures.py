@@ -29,7 +29,11 @@ FIXTURES_USED = [
     "aider-plain/0.86.2/text.jsonl",
     "aider-plain/0.86.2/follow-up.jsonl",
     "aider-plain/0.86.2/cancel-mid-turn.jsonl",
+    "aider-plain/0.86.2/resume-after-exit.jsonl",
+    "aider-plain/0.86.2/error-429.jsonl",
 ]
+ANSWERED = [FIXTURES_USED[i] for i in (1, 3, 4)]
+"""Fixtures whose every recorded process answered its prompt."""
 HELLO = "Hello from the scripted model."
 
 
@@ -126,11 +130,12 @@ async def test_text(tmp_path: Path) -> None:
     assert isinstance(end, TurnCompleted) and end.stop_reason is StopReason.END_TURN
 
 
-async def test_follow_up(tmp_path: Path) -> None:
-    first, second = await replay(
-        FIXTURES_USED[1], ["Remember the word apple.", "Which word?"], tmp_path
-    )
-    for turn in (first, second):
+@pytest.mark.parametrize("rel", ANSWERED)
+async def test_every_recorded_process_is_one_answered_turn(rel: str, tmp_path: Path) -> None:
+    count = len(processes(rel))
+    turns = await replay(rel, [f"prompt {i}" for i in range(count)], tmp_path)
+    assert len(turns) == count
+    for turn in turns:
         assert HELLO in text(turn)
         end = turn[-1]
         assert isinstance(end, TurnCompleted) and end.stop_reason is StopReason.END_TURN
