@@ -338,3 +338,34 @@ def test_aider_plain_session_continues_in_a_terminal(
     assert argv == ["aider", "--chat-history-file", history, "--restore-chat-history"]
     with pytest.raises(ConfigError):
         AiderPlainAdapter.terminal_resume_command("../../etc", cwd=str(tmp_path))
+
+
+async def test_the_session_layer_queues_prompts_for_a_plain_agent(tmp_path: Path) -> None:
+    """Two prompts sent at once: the second waits in the durable queue for the first turn."""
+    from corral.sessions import AdapterResolver, PromptState, SessionManager, SessionSpec
+
+    cat = registry().resolve("example-plain-stdin")
+    resolver = AdapterResolver({"example-plain-stdin": cat}, use_env=False, use_entry_points=False)
+    async with SessionManager(tmp_path / "corral.db", resolver=resolver) as manager:
+        record = await manager.create_session(
+            SessionSpec(adapter_id="example-plain-stdin", cwd=str(tmp_path))
+        )
+        first = manager.send(record.id, "first prompt")
+        second = manager.send(record.id, "second prompt")
+        ends: list[TurnCompleted] = []
+        deltas: list[str] = []
+
+        async def follow() -> None:
+            async for env in manager.subscribe(record.id):
+                if isinstance(env.event, TextDelta):
+                    deltas.append(env.event.text)
+                if isinstance(env.event, TurnCompleted):
+                    ends.append(env.event)
+                    if len(ends) == 2:
+                        return
+
+        await asyncio.wait_for(follow(), 20)
+        assert [e.stop_reason for e in ends] == [StopReason.END_TURN] * 2
+        assert "".join(deltas) == "first prompt\nsecond prompt\n"
+        for prompt in (first, second):
+            assert manager.queue.get(prompt.id).state == PromptState.DELIVERED
