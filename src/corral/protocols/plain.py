@@ -64,8 +64,18 @@ class _Stripper:
         if self._state == "text" and not _PLAIN_RE.search(text):
             return text
         out: list[str] = []
-        for ch in text:
-            self._step(ch, out)
+        i, n = 0, len(text)
+        while i < n:
+            if self._state == "text":
+                # Copy the run of ordinary characters up to the next one a terminal interprets.
+                m = _PLAIN_RE.search(text, i)
+                if m is None:
+                    out.append(text[i:])
+                    break
+                out.append(text[i : m.start()])
+                i = m.start()
+            self._step(text[i], out)
+            i += 1
         return "".join(out)
 
     def _step(self, ch: str, out: list[str]) -> None:
