@@ -9,9 +9,10 @@ The listening socket is bound before uvicorn starts (port 0 = an ephemeral port)
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 
-from .._serving import EmbeddedServer
+from .._serving import EmbeddedServer, _Uvicorn
 from ._app import ProxyApp, create_app
 from ._config import ProxySettings
 from ._providers import check_profile
@@ -32,6 +33,13 @@ class ProxyServer(EmbeddedServer):
         self.settings = settings
         self.app: ProxyApp
         super().__init__(create_app(settings), host=settings.host, port=settings.port)
+
+    def _make_server(self, on_started: Callable[[], None]) -> tuple[socket.socket, _Uvicorn]:
+        sock, server = super()._make_server(on_started)
+        # No per-request X-Forwarded-* rewriting (uvicorn's ProxyHeadersMiddleware wraps every
+        # call): the proxy binds loopback and reads no client address.
+        server.config.proxy_headers = False
+        return sock, server
 
     @property
     def token(self) -> str:
