@@ -63,6 +63,7 @@ class _Connection(asyncio.Protocol):
         self.headers: dict[str, str] = {}
         self.header_bytes = 0
         self.headers_done = False
+        self.interim = False
         self.complete = False
         self.received = False
         self.until_eof = False
@@ -118,9 +119,14 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
+        if 100 <= self.status < 200 and self.status != 101:
+            # 100 Continue, 103 Early Hints: an interim answer; the real one follows.
+            self.interim = True
+            self.headers = {}
+            return
         self.keep_alive = self.parser.should_keep_alive()
         chunked = "chunked" in self.headers.get("transfer-encoding", "").lower()
-        no_body = self.status in (204, 304) or 100 <= self.status < 200
+        no_body = self.status in (204, 304)
         self.until_eof = not chunked and "content-length" not in self.headers and not no_body
         self.headers_done = True
         self._wake()
@@ -131,6 +137,9 @@ class _Connection(asyncio.Protocol):
         self._wake()
 
     def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            return
         self.complete = True
         self._wake()
 
@@ -171,6 +180,15 @@ class _Connection(asyncio.Protocol):
         self.closed = True
         if self.transport is not None:
             self.transport.close()
+
+
+def _tls_context() -> ssl.SSLContext:
+    """Verified TLS with certifi's roots when installed (as httpx had), else the system's."""
+    try:
+        import certifi
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:
@@ -328,7 +346,7 @@ class Pool:
         context: ssl.SSLContext | None = None
         if scheme == "https":
             if self._ssl is None:
-                self._ssl = ssl.create_default_context()
+                self._ssl = _tls_context()
             context = self._ssl
         loop = asyncio.get_running_loop()
         try:

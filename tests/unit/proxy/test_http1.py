@@ -118,6 +118,18 @@ async def test_a_body_ended_by_closing_the_connection_is_complete_and_not_kept()
         await p.aclose()
 
 
+async def test_an_interim_answer_is_skipped() -> None:
+    early = b"HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n"
+    async with serving(lambda r: early + sized(b"real")(r)) as server:  # type: ignore[operator]
+        p = pool()
+        response = await p.send("POST", server.url, {}, b"")
+        assert response.status_code == 200 and "link" not in response.headers
+        assert await response.aread(100) == b"real"
+        await response.aclose()
+        assert p.idle == 1
+        await p.aclose()
+
+
 async def test_gzip_bodies_are_decoded() -> None:
     body = gzip.compress(b'{"ok": true}')
     async with serving(sized(body, "content-encoding: gzip")) as server:
