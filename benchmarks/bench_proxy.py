@@ -38,6 +38,7 @@ from corral.proxy._http1 import Pool
 
 CHUNKS = 10
 SETTLE = 5.0
+ROUNDS = 3
 TOKEN = "bench-token"
 PROMPT = [{"role": "user", "content": "Say hello."}]
 SCENARIO = {
@@ -229,7 +230,7 @@ async def load(
     stream: bool,
     n: int,
     concurrency: int,
-) -> dict[str, float]:
+) -> tuple[list[float], float]:
     """``n`` requests from ``concurrency`` workers on kept-alive connections, after a warm-up.
 
     The load client is corral's lean HTTP/1.1 client (``corral.proxy._http1``), the same for every
@@ -255,15 +256,10 @@ async def load(
         wall = time.perf_counter() - start
     finally:
         await client.aclose()
-    times.sort()
-    return {
-        "p50": statistics.median(times) * 1000,
-        "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
-        "rps": n / wall,
-    }
+    return times, wall
 
 
-def _run(coro: Coroutine[Any, Any, dict[str, float]]) -> dict[str, float]:
+def _run(coro: Coroutine[Any, Any, tuple[list[float], float]]) -> tuple[list[float], float]:
     """The load client on uvloop when installed (as both proxies' servers are)."""
     try:
         import uvloop
@@ -287,43 +283,62 @@ def measure(
     path: str = "/v1/chat/completions",
     body: dict[str, Any] = CHAT,
 ) -> None:
-    """Every load shape on every target, the targets back to back for each shape (so a change in
-    the machine's load between shapes hits them all alike)."""
+    """Every load shape on every target, interleaved in rounds (see below)."""
     for stream in (False, True):
         for concurrency, n in sizes.items():
             key = f"{'stream' if stream else 'json'} c={concurrency}"
-            # The anchor goes first and again last; its better percentiles count (so an added
-            # latency is never flattered by one unlucky anchor run).
-            order = (
-                [*targets, targets[0]] if targets[0][3] is None and len(targets) > 1 else targets
-            )
-            for name, url, headers, pid in order:
-                payload = body | {"stream": stream}
-                cpu0 = proc_cpu(pid) if pid else 0.0
-                result = _run(load(url, path, payload, headers, stream, n, concurrency))
+            payload = body | {"stream": stream}
+            samples: dict[str, list[float]] = {name: [] for name, *_ in targets}
+            wall = dict.fromkeys(samples, 0.0)
+            cpu = dict.fromkeys(samples, 0.0)
+            sent = dict.fromkeys(samples, 0)
+            # ROUNDS rounds, each target in turn (the anchor first and last): every target's
+            # samples are spread over the same stretch of time, so the machine's load (shared,
+            # changing) falls on all of them alike; the percentiles are over all the samples.
+            order = [*targets, targets[0]] if len(targets) > 1 else targets
+            for _round in range(ROUNDS):
+                for name, url, headers, pid in order:
+                    count = max(
+                        1,
+                        n // ROUNDS // (2 if order is not targets and name == targets[0][0] else 1),
+                    )
+                    cpu0 = proc_cpu(pid) if pid else 0.0
+                    times, elapsed = _run(
+                        load(url, path, payload, headers, stream, count, concurrency)
+                    )
+                    if pid:
+                        cpu[name] += proc_cpu(pid) - cpu0
+                    samples[name] += times
+                    wall[name] += elapsed
+                    sent[name] += count + min(20, count)
+            for name, _url, _headers, pid in targets:
+                times = sorted(samples[name])
+                result = {
+                    "p50": statistics.median(times) * 1000,
+                    "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+                    "rps": len(times) / wall[name],
+                    "samples": len(times),
+                }
                 if pid:
-                    cpu = (proc_cpu(pid) - cpu0) / (n + min(20, n))
-                    result["cpu_per_request_ms"] = cpu * 1000
-                    result["requests_per_cpu_second"] = 1 / cpu if cpu else float("inf")
+                    per_request = cpu[name] / sent[name]
+                    result["cpu_per_request_ms"] = per_request * 1000
+                    result["requests_per_cpu_second"] = (
+                        1 / per_request if per_request else float("inf")
+                    )
                     if stream:
-                        result["cpu_per_chunk_us"] = cpu / CHUNKS * 1e6
-                previous = rows.setdefault(name, {}).get(key)
-                if previous is not None:  # the anchor's second run
-                    result = {
-                        k: min(v, previous[k]) if k in ("p50", "p99") else v
-                        for k, v in result.items()
-                    }
-                rows[name][key] = result
+                        result["cpu_per_chunk_us"] = per_request / CHUNKS * 1e6
+                rows.setdefault(name, {})[key] = result
                 print(
                     f"  {name:<22} {key:<12} p50 {result['p50']:8.2f} ms  "
-                    f"p99 {result['p99']:8.2f} ms  {result['rps']:8.1f} req/s"
+                    f"p99 {result['p99']:8.2f} ms  {result['rps']:8.1f} req/s  "
+                    f"({len(times)} samples)"
                 )
 
 
 def run(
     quick: bool = False, with_litellm: bool = True, baseline_src: str | None = None
 ) -> dict[str, Any]:
-    sizes = {1: 60, 50: 300} if quick else {1: 200, 50: 800}
+    sizes = {1: 90, 50: 300} if quick else {1: 600, 50: 1200}
     rows: dict[str, Any] = {"load_average": list(os.getloadavg())}
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as raw_tmp:

@@ -15,10 +15,8 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
-
-import httpx
 
 from ..errors import ConfigError
 from . import _ir as ir
@@ -29,6 +27,9 @@ from ._sse import encode, loads
 from ._upstream import HttpxUpstream, Upstream
 from ._usage import UsageLog, log_event
 from ._wires import Converter, converter
+
+if TYPE_CHECKING:
+    import httpx
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -373,6 +374,7 @@ async def _json(
 
 
 def create_app(settings: ProxySettings, client: httpx.AsyncClient | None = None) -> ProxyApp:
-    """The proxy as an ASGI app. ``client`` (tests) replaces the upstream connection pool."""
+    """The proxy as an ASGI app. ``client`` replaces the proxy's own upstream pool
+    (``_http1.Pool``) with an httpx client (tests give it a ``MockTransport``); the caller closes it."""
     logging.getLogger("corral.proxy")
     return ProxyApp(settings, client)

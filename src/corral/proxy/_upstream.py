@@ -3,17 +3,18 @@
 The proxy's own client is :class:`corral.proxy._http1.Pool` (decision 037). ``create_app(settings,
 client=httpx.AsyncClient(...))`` still takes an httpx client — tests hand it a ``MockTransport``,
 and a caller may want httpx's proxies or HTTP/2 — through :class:`HttpxUpstream`, which turns
-httpx's exceptions into the same two this module names.
+httpx's exceptions into the same two this module names. httpx is imported only here, when such a client is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from ._http1 import UpstreamError, UpstreamTimeout
+
+if TYPE_CHECKING:  # httpx costs ~0.1-0.3 s to import; only this adapter needs it
+    import httpx
 
 
 class UpstreamResponse(Protocol):
@@ -49,6 +50,8 @@ class _HttpxResponse:
         self.headers: Mapping[str, str] = response.headers
 
     async def aiter_raw(self) -> AsyncIterator[bytes]:
+        import httpx
+
         try:
             async for chunk in self._response.aiter_bytes():
                 yield chunk
@@ -88,6 +91,8 @@ class HttpxUpstream:
     async def send(
         self, method: str, url: str, headers: Mapping[str, str], content: bytes
     ) -> UpstreamResponse:
+        import httpx
+
         request = self.client.build_request(method, url, headers=headers, content=content)
         try:
             response = await self.client.send(request, stream=True)
