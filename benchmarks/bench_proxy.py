@@ -46,6 +46,11 @@ SCENARIO = {
 }
 
 
+startup_cpu: dict[int, float] = {}
+"""CPU seconds (utime+stime) each started proxy had used when it first answered healthy: start-up
+cost that does not depend on how loaded the machine is."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -142,6 +147,7 @@ def start_corral(
     url = json.loads(proc.stdout.readline())["base_url"]
     startup = time.perf_counter() - start
     wait_healthy(url + "/health", proc, 30)
+    startup_cpu[proc.pid] = proc_cpu(proc.pid)
     return proc, url, startup
 
 
@@ -202,6 +208,7 @@ def start_litellm(
     )
     url = f"http://127.0.0.1:{port}"
     startup = wait_healthy(url + "/health/liveliness", proc, 180)
+    startup_cpu[proc.pid] = proc_cpu(proc.pid)
     return proc, url, time.perf_counter() - start if startup else startup
 
 
@@ -377,6 +384,7 @@ def run(
             )
             for name, (proc, startup) in started.items():
                 rows[name]["startup_s"] = startup
+                rows[name]["startup_cpu_s"] = startup_cpu.get(proc.pid, math.nan)
                 rows[name]["rss_mb"] = proc_rss_mb(proc.pid)
         finally:
             for proc in reversed(procs):
@@ -421,7 +429,8 @@ def report(rows: dict[str, Any], notes: list[str]) -> None:
             print(
                 f"  {name:<18} req/s/worker measured (json c=50) {r['json c=50']['rps']:.1f}, "
                 f"per CPU-second {per_cpu:.0f}; cpu/chunk {cpu:.1f} us; "
-                f"startup {r['startup_s']:.2f} s; rss {r['rss_mb']:.0f} MB"
+                f"startup {r['startup_s']:.2f} s ({r.get('startup_cpu_s', math.nan):.2f} CPU-s); "
+                f"rss {r['rss_mb']:.0f} MB"
             )
     corral = rows["corral"]
     if "litellm" in rows:
