@@ -35,6 +35,10 @@ BUILTIN_IDS = {
     "amp",
     "example-plain-argv",
     "example-plain-stdin",
+    # The shell grade (adapters/shell.py).
+    "aider-shell",
+    "claude-tui",
+    "codex-tui",
 }
 
 GOOD_ADAPTER = """
