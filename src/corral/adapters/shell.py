@@ -86,6 +86,9 @@ class ShellAdapter(BaseAdapter, abstract=True):
     """A terminal program driven as a user would; subclasses name their manifest."""
 
     manifest_id: ClassVar[str]
+    """The built-in manifest this class drives (``corral/registry/builtin/<id>.json``)."""
+    shell_manifest: ClassVar[Manifest | None] = None
+    """A manifest given as data instead (custom manifests: :func:`shell_class_for`)."""
     transport_factory: ClassVar[PtyFactory] = PtyTransport
     """Builds the terminal; the default is a real pseudo-terminal."""
 
@@ -119,7 +122,7 @@ class ShellAdapter(BaseAdapter, abstract=True):
 
     @classmethod
     def load_profile(cls) -> ShellProfile:
-        return shell_profile(builtin_manifest(cls.manifest_id))
+        return shell_profile(cls.shell_manifest or builtin_manifest(cls.manifest_id))
 
     def argv(self) -> list[str]:
         return [
@@ -306,6 +309,22 @@ class ShellAdapter(BaseAdapter, abstract=True):
     async def query_status(self) -> dict[str, Any]:
         alive = self.transport is not None and self.transport.returncode is None
         return {"alive": alive, "busy": self.parser.in_turn, "screen": self.parser.display()}
+
+
+def shell_class_for(manifest: Manifest) -> type[ShellAdapter]:
+    """A shell-grade adapter class for any manifest (a custom one with no structured profile):
+    its ``launchCommand`` in a terminal, configured by its ``presentation.shell``. A profile
+    that cannot be honoured is a ``ConfigError`` now, not at launch."""
+    profile = shell_profile(manifest)
+    attrs: dict[str, Any] = {
+        "agent_id": manifest.id,
+        "manifest_id": manifest.id,
+        "display_name": manifest.display_name,
+        "cli_binary": profile.argv[0],
+        "shell_manifest": manifest,
+        "__module__": __name__,
+    }
+    return type(f"Shell[{manifest.id}]", (ShellAdapter,), attrs)
 
 
 class AiderShellAdapter(ShellAdapter):
