@@ -47,6 +47,7 @@ from ..events import (
     WarningEvent,
 )
 from ..events._text import storable
+from ..intents import Intent, refusals
 from ..manifests import Manifest, parse_manifest
 from ..protocols.shell_screen import ScreenParser
 from ._options import LaunchArgs
@@ -97,6 +98,11 @@ class ShellAdapter(BaseAdapter, abstract=True):
     provides_usage = False
     cap_cancel = True
     supported_options = frozenset({"cwd", "model", "binary", "env", "extra_args"})
+    intent_refusals = refusals(
+        "the shell grade only types into the program's terminal: corral sets no permission rule "
+        "it could enforce, and cannot see a tool call to check one (use the structured adapter)",
+        *Intent,
+    )
 
     def __init__(self, *, base_env: dict[str, str] | None = None, **launch: Unpack[LaunchArgs]):
         self.profile = self.load_profile()
