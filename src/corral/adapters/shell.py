@@ -119,6 +119,7 @@ class ShellAdapter(BaseAdapter, abstract=True):
         self._last_output = 0.0
         self._prompt_at = 0.0
         self._output_since_prompt = False
+        self._dirty = False
         self._cancel_at: float | None = None
         self._turn_done = asyncio.Event()
         self._turn_done.set()
@@ -201,8 +202,9 @@ class ShellAdapter(BaseAdapter, abstract=True):
                 break
             if chunk:
                 self._last_output = time.monotonic()
-                if self.parser.in_turn and self._last_output - self._prompt_at > 0.05:
+                if self.parser.in_turn:
                     self._output_since_prompt = True
+                self._dirty = True
                 self.parser.feed(chunk)
                 answer = self.parser.replies()
                 if answer:
@@ -222,7 +224,9 @@ class ShellAdapter(BaseAdapter, abstract=True):
     def _tick(self) -> None:
         if not self.parser.in_turn:
             return
-        self._emit(self.parser.deltas())
+        if self._dirty:  # the diff is computed only when the screen changed
+            self._dirty = False
+            self._emit(self.parser.deltas())
         now = time.monotonic()
         if self._cancel_at is not None:
             quiet = self._settled(self.profile.cancel_settle) and now - self._cancel_at >= 0.1
