@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Unpack
 
 from .._process._pty import PtyTransport
 from .._process._stop import TurnMark
+from .._process._transport import Tap
 from ..errors import ProcessError, SessionError, UnsupportedOperation
 from ..events import (
     AgentInfo,
@@ -114,6 +115,8 @@ class ShellAdapter(BaseAdapter, abstract=True):
             self.profile.rules, columns=self.profile.columns, rows=self.profile.rows
         )
         self.transport: PtyTransport | None = None
+        self.tap: Tap | None = None
+        """Sees every write, every chunk read and the exit code (``corral record`` sets it)."""
         self._queue: asyncio.Queue[Event] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
         self._last_output = 0.0
@@ -147,6 +150,7 @@ class ShellAdapter(BaseAdapter, abstract=True):
             cwd=self.cwd,
             columns=self.profile.columns,
             rows=self.profile.rows,
+            tap=self.tap,
         )
         await self.transport.start()
         self._last_output = time.monotonic()
