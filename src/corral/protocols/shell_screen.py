@@ -40,6 +40,11 @@ from ..events import Event, StopReason, TextComplete, TextDelta, TurnCompleted
 
 _BOX_ONLY = re.compile(r"^[\s\u2500-\u259f\u2800-\u28ff·•…\-=_|+]*$")
 """Box drawing, block elements, braille (spinners, logos) and rule characters only: never text."""
+_UNPARSED = re.compile(rb"\x1b\[[<=][0-9;:]*[\x40-\x7e]|\x1bP.*?(?:\x1b\\|\x07)", re.S)
+"""What pyte 0.8.2 would print as text: CSI with a ``<`` or ``=`` marker (the kitty keyboard
+protocol's push/pop/query) and DCS strings (terminal capability queries)."""
+_PARTIAL = re.compile(rb"\x1b(?:\[[<=]?[0-9;:]*|P(?:(?!\x1b\\)[^\x07])*)?\Z", re.S)
+_MAX_CARRY = 4096
 _LEADING_MARKS = re.compile(r"^[\s>❯›»•●⏺✻*\-$#]+")
 HISTORY_LINES = 2000
 
@@ -116,6 +121,7 @@ class ScreenParser:
         self.screen = _Terminal(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.errors = 0
+        self._carry = b""
         self._baseline: list[str] = []
         self._prompt = ""
         self._emitted = ""
@@ -123,7 +129,14 @@ class ScreenParser:
 
     # ── the terminal ──
     def feed(self, data: bytes) -> None:
-        """Interpret terminal output; never raises."""
+        """Interpret terminal output; never raises. An escape sequence split across chunks is
+        held until its end arrives (at most 4 KiB)."""
+        data = self._carry + data
+        self._carry = b""
+        partial = _PARTIAL.search(data, max(0, len(data) - _MAX_CARRY))
+        if partial is not None:
+            data, self._carry = data[: partial.start()], data[partial.start() :]
+        data = _UNPARSED.sub(b"", data)
         try:
             self.stream.feed(data)
         except Exception:  # pyte on hostile input: drop the chunk, keep the screen

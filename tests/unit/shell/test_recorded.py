@@ -25,8 +25,11 @@ ADAPTERS: dict[str, type[ShellAdapter]] = {
     "claude-tui/2.1.197": ClaudeTuiAdapter,
     "codex-tui/0.171.0": CodexTuiAdapter,
 }
-SCENARIOS = ("text", "follow-up", "cancel-mid-turn")
-FIXTURES_USED = [f"{a}/{s}.jsonl" for a in ADAPTERS for s in SCENARIOS]
+FIXTURES_USED = [
+    f"{agent}/{scenario}.jsonl"
+    for agent in ("aider-shell/0.86.2", "claude-tui/2.1.197", "codex-tui/0.171.0")
+    for scenario in ("text", "follow-up", "cancel-mid-turn")
+]
 PROMPTS = {
     "text": ["Say hello."],
     "follow-up": ["Remember the word apple.", "Which word did I ask you to remember?"],
@@ -40,7 +43,9 @@ def _data(entry: dict[str, Any]) -> bytes:
 
 
 def _turns(path: Path, adapter: type[ShellAdapter], prompts: list[str]) -> list[str]:
-    """Replay ``path``; the text of each turn, a turn starting where its prompt was typed."""
+    """Replay ``path``; the text of each turn. A turn starts where its prompt was typed and ends
+    where the next one was — the last where corral typed Ctrl-C to stop the session (what the
+    program prints on its way out is no turn's)."""
     profile = adapter.load_profile()
     parser = ScreenParser(profile.rules, columns=profile.columns, rows=profile.rows)
     texts: list[str] = []
@@ -54,6 +59,8 @@ def _turns(path: Path, adapter: type[ShellAdapter], prompts: list[str]) -> list[
                 texts.append(parser.turn_text())
                 parser.end_turn(StopReason.END_TURN)
             parser.begin_turn(todo.pop(0))
+        elif entry["dir"] == "in" and not todo and _data(entry) == b"\x03":
+            break
     assert not todo, f"prompts never typed: {todo}"
     texts.append(parser.turn_text())
     assert parser.errors == 0

@@ -91,6 +91,21 @@ def test_text_scrolled_off_the_top_is_still_the_turns() -> None:
     assert p.turn_text() == "\n".join(f"line {i}" for i in range(10))
 
 
+def test_sequences_pyte_would_print_are_removed_even_when_split() -> None:
+    # The kitty keyboard protocol (CSI < u, CSI = 5 u) and DCS strings: pyte 0.8.2 prints them.
+    for chunks in (
+        [b"a\x1b[<ub"],
+        [b"a\x1b[<", b"ub"],
+        [b"a\x1b", b"[=5ub"],
+        [b"a\x1bP>|x", b"yz\x1b\\b"],
+        [b"a\x1b[3", b"1mb\x1b[0m"],
+    ):
+        p = ScreenParser(ScreenRules(), columns=20, rows=2)
+        for chunk in chunks:
+            p.feed(chunk)
+        assert p.display()[0] == "ab", chunks
+
+
 def test_terminal_queries_get_a_terminals_answers() -> None:
     p = ScreenParser(ScreenRules(), columns=20, rows=5)
     p.feed(b"ab\x1b[6n")
