@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Unpack
 from .._process._pty import PtyTransport
 from .._process._stop import TurnMark
 from .._process._transport import Tap
+from .._redact import redact
 from ..errors import ProcessError, SessionError, UnsupportedOperation
 from ..events import (
     AgentInfo,
@@ -183,7 +184,7 @@ class ShellAdapter(BaseAdapter, abstract=True):
 
     def _screen_tail(self) -> str:
         lines = [line for line in self.parser.display() if line.strip()]
-        return " | ".join(lines[-6:]) or "(blank screen)"
+        return redact(" | ".join(lines[-6:]), self.env) or "(blank screen)"
 
     async def stop(self) -> None:
         if self._stopping or self.transport is None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from corral.adapters.shell import ShellAdapter, injection, shell_class_for
-from corral.errors import ConfigError, UnsupportedOperation
+from corral.errors import ConfigError, SessionError, UnsupportedOperation
 from corral.events import StopReason, TextDelta, TurnCompleted
 from corral.manifests import parse_manifest
 from corral.registry import Registry
@@ -138,6 +138,29 @@ async def test_a_second_prompt_during_a_turn_is_refused(tmp_path: Path) -> None:
         with pytest.raises(Exception, match="one prompt at a time"):
             await s.send("too soon")
         await s.adapter.interrupt()
+
+
+async def test_start_is_bounded_and_says_what_the_screen_showed(tmp_path: Path) -> None:
+    never_ready = {
+        **_manifest(startTimeoutS=1),
+        "launchCommand": shlex.join(
+            [
+                sys.executable,
+                "-c",
+                "import time; print('loading KEY=sk-ant-abcdefghijklmnopqrstuvwx', flush=True); time.sleep(30)",
+            ]
+        ),
+    }
+    adapter = shell_class_for(parse_manifest(never_ready))(cwd=str(tmp_path))
+    started = time.monotonic()
+    with pytest.raises(SessionError, match="no ready screen within 1 s: loading") as info:
+        await adapter.start("s")
+    assert time.monotonic() - started < 5
+    assert "sk-ant-abcdefghijklmnopqrstuvwx" not in str(info.value)  # redacted
+    assert adapter.transport is not None and adapter.transport.returncode is not None
+    gone = {**_manifest(), "launchCommand": shlex.join([sys.executable, "-c", "print('bye')"])}
+    with pytest.raises(SessionError, match="exited before its terminal was ready: bye"):
+        await shell_class_for(parse_manifest(gone))(cwd=str(tmp_path)).start("s")
 
 
 def test_a_profile_that_cannot_be_honoured_is_refused() -> None:
