@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from corral.adapters.shell import ClaudeTuiAdapter, CodexTuiAdapter, ShellAdapter
 from corral.events import StopReason, TextComplete, TextDelta, TurnCompleted
 from corral.protocols.shell_screen import ScreenParser, ScreenRules
 
@@ -142,3 +144,22 @@ def test_hostile_output_never_raises(chunks: list[bytes], prompt: str) -> None:
         p.ready()
     for event in p.end_turn(StopReason.CANCELLED):
         msgspec.json.encode(event)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "dialog", "idle"),
+    [
+        (ClaudeTuiAdapter, "❯ 1. Yes, I trust this folder\r\n  2. No, exit", "❯ \r\n"),
+        (CodexTuiAdapter, "› 1. Trust and continue\r\n  2. Back", "› Ask Codex to do anything"),
+    ],
+)
+def test_a_first_run_dialog_is_not_a_ready_screen(
+    adapter: type[ShellAdapter], dialog: str, idle: str
+) -> None:
+    """A numbered choice under the TUI's prompt mark is a dialog: corral never types into it."""
+    rules = adapter.load_profile().rules
+    p = ScreenParser(rules, columns=60, rows=6)
+    p.feed(dialog.encode())
+    assert not p.ready()
+    p.feed(b"\x1b[2J\x1b[H" + idle.encode())
+    assert p.ready()
