@@ -236,15 +236,6 @@ class PtyTransport:
                 await asyncio.sleep(0.01)
         self._tap("in", data)
 
-    def resize(self, columns: int, rows: int) -> None:
-        """Change the window size (the program gets SIGWINCH)."""
-        self.columns, self.rows = columns, rows
-        if self._master is not None:
-            with contextlib.suppress(OSError):
-                fcntl.ioctl(
-                    self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0)
-                )
-
     # ── ending ──
     async def wait(self, timeout: float | None = None) -> int:
         if self._proc is None:

@@ -19,8 +19,8 @@ top, all optional::
         "columns": 120, "rows": 40        // the window size
     }}
 
-A value of the wrong type or a regex that does not compile is a ``ConfigError`` naming the field
-(refuse, never degrade).
+A value of the wrong type or out of its range, an empty ``cancelKeys`` or a regex that does not
+compile is a ``ConfigError`` naming the field (refuse, never degrade).
 """
 
 from __future__ import annotations
@@ -67,6 +67,13 @@ def _get(section: dict[str, Any], key: str, kind: type | tuple[type, ...], defau
     return value
 
 
+def _bounded(section: dict[str, Any], key: str, default: float, low: float, high: float) -> float:
+    value = float(_get(section, key, (int, float), default))
+    if not low <= value <= high:
+        raise ConfigError(f"presentation.shell.{key}: {value:g} is outside {low:g}..{high:g}")
+    return value
+
+
 def _patterns(section: dict[str, Any], key: str) -> tuple[str, ...]:
     value = section.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -97,7 +104,6 @@ def shell_profile(manifest: Manifest) -> ShellProfile:
         raise ConfigError(f"launchCommand: {exc}") from exc
     if not argv:
         raise ConfigError("launchCommand: empty")
-    number = (int, float)
     model_args = section.get("modelArgs", [])
     if not isinstance(model_args, list) or not all(isinstance(a, str) for a in model_args):
         raise ConfigError("presentation.shell.modelArgs: expected a list of strings")
@@ -107,18 +113,21 @@ def shell_profile(manifest: Manifest) -> ShellProfile:
         drop_patterns=_patterns(section, "dropPatterns"),
         strip_patterns=_patterns(section, "stripPatterns"),
     )
+    cancel_keys = _get(section, "cancelKeys", str, "\x03")
+    if not cancel_keys:
+        raise ConfigError("presentation.shell.cancelKeys: empty (interrupt() would type nothing)")
     return ShellProfile(
         adapter_id=manifest.id,
         argv=argv,
         injection=manifest.prompt_injection,
         rules=rules,
-        settle=_get(section, "settleMs", number, 800) / 1000,
-        paste_delay=_get(section, "pasteDelayMs", number, 150) / 1000,
-        start_timeout=float(_get(section, "startTimeoutS", number, 60)),
-        turn_timeout=float(_get(section, "turnTimeoutS", number, 600)),
-        cancel_keys=_get(section, "cancelKeys", str, "\x03").encode(),
-        cancel_settle=_get(section, "cancelSettleMs", number, 400) / 1000,
+        settle=_bounded(section, "settleMs", 800, 50, 60_000) / 1000,
+        paste_delay=_bounded(section, "pasteDelayMs", 150, 0, 10_000) / 1000,
+        start_timeout=_bounded(section, "startTimeoutS", 60, 1, 3600),
+        turn_timeout=_bounded(section, "turnTimeoutS", 600, 1, 86_400),
+        cancel_keys=cancel_keys.encode(),
+        cancel_settle=_bounded(section, "cancelSettleMs", 400, 0, 60_000) / 1000,
         model_args=tuple(model_args),
-        columns=int(_get(section, "columns", int, 120)),
-        rows=int(_get(section, "rows", int, 40)),
+        columns=int(_bounded(section, "columns", 120, 20, 1000)),
+        rows=int(_bounded(section, "rows", 40, 5, 1000)),
     )

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from corral.adapters._shell_profile import shell_profile
 from corral.adapters.shell import ShellAdapter, injection, shell_class_for
 from corral.errors import ConfigError, SessionError, UnsupportedOperation
 from corral.events import StopReason, TextDelta, TurnCompleted
@@ -186,3 +189,46 @@ def test_a_custom_manifest_without_a_protocol_runs_as_shell_grade(tmp_path: Path
     fresh = Registry(home=tmp_path, entry_points=None, use_env=False, use_dropins=False)
     assert fresh.runnable("broken-tui").reason is not None
     assert "readyPattern" in (fresh.runnable("broken-tui").reason or "")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "readyPattern",
+                "busyPattern",
+                "settleMs",
+                "pasteDelayMs",
+                "turnTimeoutS",
+                "cancelKeys",
+                "modelArgs",
+                "dropPatterns",
+                "stripPatterns",
+                "columns",
+                "rows",
+            ]
+        ),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(-5, 500),
+            st.floats(allow_nan=False),
+            st.text(max_size=8),
+            st.lists(st.text(max_size=6), max_size=3),
+        ),
+    )
+)
+def test_any_shell_section_is_a_profile_or_a_config_error(section: dict[str, Any]) -> None:
+    manifest = parse_manifest({**_manifest(), "presentation": {"shell": section}})
+    try:
+        profile = shell_profile(manifest)
+    except ConfigError as exc:
+        message = str(exc)
+    else:
+        message = ""
+    if message:
+        assert "presentation.shell." in message  # the refusal names the field
+        return
+    assert profile.settle >= 0.05 and profile.turn_timeout >= 1 and profile.cancel_keys
+    assert profile.columns >= 20 and profile.rows >= 5
