@@ -27,6 +27,10 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "kilo": "corral.adapters.kilo:KiloAdapter",
     "copilot": "corral.adapters.copilot:CopilotAdapter",
     "aider-plain": "corral.adapters.aider_plain:AiderPlainAdapter",
+    # The shell grade (seed 000): a CLI in a terminal, prompts typed in (adapters/shell.py).
+    "aider-shell": "corral.adapters.shell:AiderShellAdapter",
+    "claude-tui": "corral.adapters.shell:ClaudeTuiAdapter",
+    "codex-tui": "corral.adapters.shell:CodexTuiAdapter",
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
 

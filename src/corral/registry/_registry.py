@@ -280,6 +280,15 @@ class Registry:
                     result = (plain_class_for(entry.manifest), None)
                 except ConfigError as exc:
                     result = (None, f"its plain launch command cannot be driven: {exc}")
+            elif profile is None and entry.source == "custom":
+                # A custom manifest with no structured profile is shell grade: its command runs
+                # in a terminal (adapters/shell.py).
+                from ..adapters.shell import shell_class_for
+
+                try:
+                    result = (shell_class_for(entry.manifest), None)
+                except ConfigError as exc:
+                    result = (None, f"its shell profile cannot be driven: {exc}")
             elif profile is not None:
                 result = (
                     None,

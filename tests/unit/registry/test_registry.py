@@ -36,6 +36,10 @@ BUILTIN_IDS = {
     "example-plain-argv",
     "example-plain-stdin",
     "aider-plain",
+    # The shell grade (adapters/shell.py).
+    "aider-shell",
+    "claude-tui",
+    "codex-tui",
 }
 
 GOOD_ADAPTER = """

@@ -13,7 +13,7 @@ model server's root URL) and :data:`MODEL_ENV` (the model name to ask for), and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,10 @@ class TargetSpec:
     turn_timeout: float = 60.0
     scripts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Model scripts that replace a scenario's own for this CLI (same checks, another tool)."""
+    prepare: Callable[[Path, Path], None] | None = None
+    """``prepare(home, cwd)`` after the redirection is applied (a TUI's first-run answers)."""
+    model: str = FAKE_MODEL
+    """The model name the adapter is launched with."""
 
 
 _ACP_NO_QUESTION = (
@@ -98,6 +102,16 @@ _PLAIN_AIDER_SCRIPTS = {
         "default": {"text": "Hello from the scripted model.", "chunks": 4},
     }
 }
+
+
+def _shell_specs() -> list[TargetSpec]:
+    from ._shell_targets import SHELL_TARGETS
+
+    return [TargetSpec(**row) for row in SHELL_TARGETS]
+
+
+SHELL_SPECS = _shell_specs()
+"""The shell grade's targets (``_shell_targets.py``): a CLI in a terminal."""
 
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
@@ -204,6 +218,7 @@ SPECS: dict[str, TargetSpec] = {
             },
             turn_timeout=60.0,
         ),
+        *SHELL_SPECS,
         TargetSpec(
             "aider-plain",
             "aider-plain",
@@ -247,9 +262,11 @@ def build_target(
             spec.redirect, base_url=base_url, model=FAKE_MODEL, api_key="test", home=home
         )
         red.apply()
+        if spec.prepare is not None:
+            spec.prepare(home, cwd)
         extra_args = [*red.argv, *init.pop("extra_args", [])]
         if "model" in supported_options(cls):  # a plain CLI picks its model its own way
-            init.setdefault("model", FAKE_MODEL)
+            init.setdefault("model", spec.model)
         return construct(
             cls,
             cwd=str(cwd),
