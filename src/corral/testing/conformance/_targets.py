@@ -73,6 +73,33 @@ _HERMES_APPROVAL_SCRIPTS = {
     )
 }
 
+_HERMES_GATEWAY_APPROVAL_SCRIPTS = {
+    # The gateway asks only before a command Hermes's danger patterns flag (file edits run
+    # unasked): the approval scenarios' command also makes the file world-writable (chmod 666).
+    name: {
+        "steps": [
+            {
+                "name": "call-shell",
+                "match": {"last_is_tool_result": False},
+                "times": 1,
+                "reply": {
+                    "tool_calls": [
+                        {
+                            "capability": "shell",
+                            "command": f"printf {content} > {filename} && chmod 666 {filename}",
+                        }
+                    ]
+                },
+            }
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    }
+    for name, filename, content in (
+        ("approval-allow", "approved.txt", "ok"),
+        ("approval-deny", "denied.txt", "no"),
+    )
+}
+
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
@@ -150,6 +177,19 @@ SPECS: dict[str, TargetSpec] = {
             },
             turn_timeout=60.0,
             scripts=_HERMES_APPROVAL_SCRIPTS,
+        ),
+        TargetSpec(
+            "hermes-gateway",
+            "hermes-gateway",
+            "hermes",
+            unsupported={
+                "input-during-turn": "the gateway interrupts a running turn for a prompt sent "
+                "into it (busy_input_mode); corral holds the prompt until the turn ends",
+                "image-input": "not wired: the gateway attaches images by file path "
+                "(image.attach), which this driver does not do yet",
+            },
+            turn_timeout=60.0,
+            scripts=_HERMES_GATEWAY_APPROVAL_SCRIPTS,
         ),
         TargetSpec(
             "opencode",
