@@ -2,8 +2,8 @@
 (``python -m tui_gateway.entry``, adapter ``hermes-gateway``).
 
 The gateway interrupts a running turn for a prompt sent into it, so corral holds such a prompt
-(``input-during-turn`` unsupported); images are not wired. Everything else must pass, approvals
-(a flagged command) and the clarify question included.
+(``input-during-turn`` unsupported). Everything else must pass, approvals (a flagged command),
+the clarify question and an image included.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ MUST_PASS = {
     "cancel-mid-turn",
     "follow-up",
     "resume-after-exit",
+    "image-input",
     "usage",
     "error-429",
 }
-UNSUPPORTED = {"input-during-turn", "image-input"}
+UNSUPPORTED = {"input-during-turn"}
 
 
 @pytest.mark.realcli("hermes")

@@ -14,6 +14,8 @@ the ACP adapter's (:mod:`corral.redirect.hermes`).
   the gateway is idle again (its own ``busy_input_mode`` would interrupt the running turn);
 * ``interrupt`` is ``session.interrupt`` (the turn ends ``message.complete`` ``interrupted``),
   climbing :func:`corral._process.end_turn` if it does not;
+* images are sent as ``image.attach_bytes`` (base64) right before ``prompt.submit``; any other
+  attachment is refused;
 * ``approval.request`` (dangerous commands, as Hermes's approval mode decides) is answered with
   ``approval.respond {choice}``; ``clarify.request`` with ``clarify.respond``; ``sudo.request``
   and ``secret.request`` are refused at once (nobody can type a password here) with a warning.
@@ -22,6 +24,7 @@ the ACP adapter's (:mod:`corral.redirect.hermes`).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -112,6 +115,10 @@ class HermesGatewayAdapter(BaseAdapter):
     """Hermes's ``clarify`` tool reaches the client as ``clarify.request``."""
     cap_cancel = True
     cap_resume = True
+    cap_image_input = True
+    cap_thinking = True
+    """The model's reasoning streams as ``reasoning.delta``."""
+    """Images go up as ``image.attach_bytes`` (base64) before ``prompt.submit``."""
 
     provides_models = False
     models_unavailable = "the gateway's model.options lists provider catalogues, not the endpoint's"
@@ -146,7 +153,7 @@ class HermesGatewayAdapter(BaseAdapter):
         self._ready = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self._held: list[str] = []
+        self._held: list[tuple[str, tuple[Attachment, ...]]] = []
         self._drainer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._turn_mark = TurnMark()
@@ -302,19 +309,31 @@ class HermesGatewayAdapter(BaseAdapter):
         return sid
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
-        if attachments:
-            raise UnsupportedOperation(self.agent_id, "attachments")
+        files = tuple(attachments or ())
+        others = [a.name or a.media_type for a in files if not a.is_image]
+        if others:
+            raise UnsupportedOperation(self.agent_id, f"non-image attachments {others}")
         if self.parser.streaming or not self._idle.is_set() or self._held:
-            self._held.append(text)
+            self._held.append((text, files))
             if self._drainer is None or self._drainer.done():
                 self._drainer = asyncio.create_task(self._drain(), name="hermes-gateway-held")
             return
-        await self._submit(text)
+        await self._submit(text, files)
 
-    async def _submit(self, text: str) -> None:
+    async def _submit(self, text: str, images: tuple[Attachment, ...] = ()) -> None:
         self._idle.clear()
         self._turn_mark.mark()
         try:
+            for image in images:
+                # Queued on the session; prompt.submit takes every image attached before it.
+                await self.request(
+                    "image.attach_bytes",
+                    {
+                        "session_id": self._sid(),
+                        "content_base64": base64.b64encode(image.read_bytes()).decode(),
+                        "filename": image.name or "image",
+                    },
+                )
             await self.request("prompt.submit", {"session_id": self._sid(), "text": text})
         except JsonRpcError as exc:
             self._emit(self.parser.submit_failed(exc.rpc_message or str(exc)))
@@ -333,9 +352,9 @@ class HermesGatewayAdapter(BaseAdapter):
             if self.parser.streaming:
                 self._idle.clear()
                 continue
-            text = self._held.pop(0)
+            text, images = self._held.pop(0)
             try:
-                await self._submit(text)
+                await self._submit(text, images)
             except Exception as exc:
                 self._emit([ErrorEvent(message=f"a held prompt could not be sent: {exc}")])
 

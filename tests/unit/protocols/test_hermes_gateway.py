@@ -303,3 +303,25 @@ def test_no_message_raises_and_every_event_is_storable(batch: list[tuple[bool, A
     events += parser.finish()
     for e in events:
         assert type(decode_event(encode(e))) is type(e)
+
+
+def test_a_refused_request_fails_the_turn_with_the_reason() -> None:
+    events = run("error-400")
+    (end,) = of(events, TurnCompleted)
+    assert end.stop_reason is StopReason.ERROR
+    assert end.error and "400" in end.error
+    assert not of(events, TextComplete)
+
+
+def test_a_rate_limit_is_retried_to_an_answer() -> None:
+    events = run("error-429")
+    assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
+    assert "Hello from the scripted model." in "".join(d.text for d in of(events, TextDelta))
+
+
+def test_a_shell_command_is_a_command_call_with_its_output() -> None:
+    events = run("tool-shell")
+    (start,) = of(events, ToolCallStarted)
+    (done,) = of(events, ToolCallCompleted)
+    assert start.kind is ToolKind.COMMAND and done.call_id == start.call_id
+    assert isinstance(done.result.structured, dict) and done.result.structured["exit_code"] == 0

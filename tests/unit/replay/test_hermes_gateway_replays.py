@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from corral.adapters.base import Attachment
 from corral.adapters.hermes_gateway import HermesGatewayAdapter
 from corral.errors import UnsupportedOperation
 from corral.events import (
@@ -183,6 +184,20 @@ async def test_a_gateway_dying_mid_turn_ends_the_session_failed(tmp_path: Path) 
     assert isinstance(end, SessionEnded) and end.reason is EndReason.FAILED and end.exit_code == 1
 
 
-def test_arguments_and_images_are_refused_not_dropped(tmp_path: Path) -> None:
+async def test_arguments_and_documents_are_refused_not_dropped(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedOperation, match="command-line arguments"):
         make(tmp_path, extra_args=["--yolo"])
+    doc = Attachment(data=b"%PDF", media_type="application/pdf", name="a.pdf")
+    with pytest.raises(UnsupportedOperation, match=r"a\.pdf"):
+        await make(tmp_path).send("read this", [doc])
+
+
+@pytest.mark.parametrize(
+    "scenario", sorted(p.stem for p in CLI.glob("*.jsonl") if p.stem != "resume-after-exit")
+)
+async def test_every_recording_replays_without_divergence(scenario: str, tmp_path: Path) -> None:
+    meta = json.loads((CLI / f"{scenario}.meta.json").read_text())
+    assert meta["scenario"] == scenario and meta["outcome"] == "pass"
+    events, _, _ = await run(scenario, tmp_path)
+    assert of(events, TurnCompleted), scenario
+    assert isinstance(events[-1], SessionEnded) and events[-1].reason is EndReason.COMPLETED

@@ -185,8 +185,6 @@ SPECS: dict[str, TargetSpec] = {
             unsupported={
                 "input-during-turn": "the gateway interrupts a running turn for a prompt sent "
                 "into it (busy_input_mode); corral holds the prompt until the turn ends",
-                "image-input": "not wired: the gateway attaches images by file path "
-                "(image.attach), which this driver does not do yet",
             },
             turn_timeout=60.0,
             scripts=_HERMES_GATEWAY_APPROVAL_SCRIPTS,
