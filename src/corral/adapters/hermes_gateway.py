@@ -211,6 +211,9 @@ class HermesGatewayAdapter(BaseAdapter):
         if self._stopping or self.client is None:
             return
         self._stopping = True
+        self._held.clear()
+        if self._drainer is not None:
+            self._drainer.cancel()
         code = await self.client.close(3.0)
         for task in list(self._tasks):
             task.cancel()
@@ -345,10 +348,13 @@ class HermesGatewayAdapter(BaseAdapter):
             try:
                 await asyncio.wait_for(self._idle.wait(), IDLE_WAIT)
             except TimeoutError:
-                if self.transport is not None and self.transport.returncode is None:
+                if self.transport is None or self.transport.returncode is not None:
+                    self._held.clear()
+                    return
+                if self.parser.streaming:
                     continue  # a long turn: wait on, as long as the gateway lives
-                self._held.clear()
-                return
+                # The turn ended but no session.info followed: send anyway (the gateway queues
+                # it behind the finished turn's last steps).
             if self.parser.streaming:
                 self._idle.clear()
                 continue

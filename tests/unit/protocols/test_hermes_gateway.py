@@ -20,6 +20,7 @@ from corral.events import (
     Event,
     FileDiff,
     QuestionAsked,
+    ReasoningDelta,
     StopReason,
     TextComplete,
     TextDelta,
@@ -325,3 +326,18 @@ def test_a_shell_command_is_a_command_call_with_its_output() -> None:
     (done,) = of(events, ToolCallCompleted)
     assert start.kind is ToolKind.COMMAND and done.call_id == start.call_id
     assert isinstance(done.result.structured, dict) and done.result.structured["exit_code"] == 0
+
+
+def test_reasoning_streams_as_reasoning_not_text() -> None:
+    events = run("thinking")
+    reasoning = "".join(r.text for r in of(events, ReasoningDelta))
+    assert reasoning.strip()
+    assert reasoning not in "".join(d.text for d in of(events, TextDelta))
+    assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
+
+
+def test_an_image_goes_up_before_the_prompt() -> None:
+    methods = [
+        e["line"].get("method") for e in entries("image-input") if e["dir"] == "in" and "line" in e
+    ]
+    assert methods.index("image.attach_bytes") < methods.index("prompt.submit")

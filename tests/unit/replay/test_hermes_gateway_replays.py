@@ -4,6 +4,7 @@ clarify question, follow-up, resume and the end of the session run the live code
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from corral.testing import Recording
 from ._harness import ROOT, Action, replay_session
 
 CLI = ROOT / "hermes-gateway" / "0.19.0"
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 
 def _d(value: Any) -> dict[str, Any]:
@@ -193,7 +195,10 @@ async def test_arguments_and_documents_are_refused_not_dropped(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "scenario", sorted(p.stem for p in CLI.glob("*.jsonl") if p.stem != "resume-after-exit")
+    "scenario",
+    sorted(
+        p.stem for p in CLI.glob("*.jsonl") if p.stem not in ("resume-after-exit", "image-input")
+    ),
 )
 async def test_every_recording_replays_without_divergence(scenario: str, tmp_path: Path) -> None:
     meta = json.loads((CLI / f"{scenario}.meta.json").read_text())
@@ -201,3 +206,29 @@ async def test_every_recording_replays_without_divergence(scenario: str, tmp_pat
     events, _, _ = await run(scenario, tmp_path)
     assert of(events, TurnCompleted), scenario
     assert isinstance(events[-1], SessionEnded) and events[-1].reason is EndReason.COMPLETED
+
+
+async def test_an_image_is_attached_then_the_prompt_submitted(tmp_path: Path) -> None:
+    recording = Recording.load(CLI / "image-input.jsonl")
+    adapter = make(tmp_path)
+    pixel = Attachment(data=base64.b64decode(PIXEL), media_type="image/png", name="pixel.png")
+    plain_send = adapter.send
+
+    async def send_with_image(text: str, attachments: Any = None) -> None:
+        await plain_send(text, [pixel])
+
+    def action(line: Any) -> Action:
+        # The user's doing is the whole send: the attachment first, then the prompt.
+        if _d(line).get("method") == "image.attach_bytes":
+            return ("prompt", "What is in this image?")
+        if _d(line).get("method") == "prompt.submit":
+            return None
+        return gateway_action(line)
+
+    adapter.send = send_with_image  # type: ignore[method-assign]
+    events = await replay_session(adapter, recording, action)
+    recording.check()
+    (attached,) = sent(recording, "image.attach_bytes")
+    assert attached["content_base64"] == PIXEL and attached["filename"] == "pixel.png"
+    assert sent(recording, "prompt.submit")[0]["text"] == "What is in this image?"
+    assert of(events, TurnCompleted)[-1].stop_reason is StopReason.END_TURN
