@@ -151,6 +151,15 @@ async def test_follow_up_is_a_second_prompt_on_the_same_session(tmp_path: Path) 
     prompts = sent(recording, "prompt.submit")
     assert len(prompts) == 2 and prompts[0]["session_id"] == prompts[1]["session_id"]
     assert [t.stop_reason for t in of(events, TurnCompleted)] == [StopReason.END_TURN] * 2
+    # On the real CLI the driver waited for the gateway to let go of the first turn: the second
+    # prompt started a turn ("streaming"), it was not queued behind (or interrupting) the first.
+    entries = [json.loads(x) for x in (CLI / "follow-up.jsonl").read_text().splitlines() if x]
+    statuses = [
+        _d(e["line"].get("result")).get("status")
+        for e in entries
+        if e["dir"] == "out" and "status" in _d(_d(e.get("line")).get("result"))
+    ]
+    assert statuses == ["streaming", "streaming"]
 
 
 async def test_resume_opens_the_stored_session_in_a_new_process(tmp_path: Path) -> None:
