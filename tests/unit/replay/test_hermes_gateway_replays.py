@@ -34,6 +34,25 @@ from corral.testing import Recording
 
 from ._harness import ROOT, Action, replay_session
 
+FIXTURES_USED = [
+    f"hermes-gateway/0.19.0/{name}.jsonl"
+    for name in (
+        "text",
+        "tool-write",
+        "tool-shell",
+        "approval-allow",
+        "approval-deny",
+        "question",
+        "cancel-mid-turn",
+        "follow-up",
+        "resume-after-exit",
+        "image-input",
+        "usage",
+        "error-429",
+        "error-400",
+        "thinking",
+    )
+]
 CLI = ROOT / "hermes-gateway" / "0.19.0"
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
