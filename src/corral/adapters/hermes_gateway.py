@@ -60,7 +60,8 @@ from ..events import (
 from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
-from ..protocols.hermes_gateway import CHOICE_DECISIONS, HermesGatewayParser
+from ..protocols._hermes_gateway_tools import CHOICE_DECISIONS
+from ..protocols.hermes_gateway import HermesGatewayParser
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter

@@ -28,18 +28,12 @@ verified on hermes-agent 0.19.0, ``tui_gateway/server.py``; docs/protocols/herme
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..events import (
-    ApprovalDecision,
-    ApprovalOption,
-    ApprovalRequested,
     ErrorEvent,
     Event,
-    FileDiff,
     Question,
     QuestionAsked,
     ReasoningDelta,
@@ -47,30 +41,21 @@ from ..events import (
     StopReason,
     TextComplete,
     TextDelta,
-    ToolCallCompleted,
-    ToolCallFailed,
     ToolCallStarted,
     ToolKind,
-    ToolResult,
     TurnCompleted,
     UnknownEvent,
     Usage,
 )
 from ..events._text import SurrogateJoiner
+from ._hermes_gateway_tools import (
+    KINDS,
+    approval_choices,
+    approval_requested,
+    tool_completed,
+)
 from ._total import mapping, sequence, text_or_none, total
 
-_KINDS = {
-    "write_file": ToolKind.EDIT,
-    "patch": ToolKind.EDIT,
-    "read_file": ToolKind.READ,
-    "search_files": ToolKind.SEARCH,
-    "terminal": ToolKind.COMMAND,
-    "process": ToolKind.COMMAND,
-    "execute_code": ToolKind.COMMAND,
-    "web_search": ToolKind.WEB,
-    "web_extract": ToolKind.WEB,
-    "delegate_task": ToolKind.SUBAGENT,
-}
 _IGNORED = frozenset(
     {
         "gateway.ready",
@@ -92,21 +77,7 @@ _STOPS = {
     "interrupted": StopReason.CANCELLED,
     "error": StopReason.ERROR,
 }
-CHOICE_DECISIONS = {
-    "once": ApprovalDecision.ALLOW,
-    "session": ApprovalDecision.ALLOW_ALWAYS,
-    "always": ApprovalDecision.ALLOW_ALWAYS,
-    "deny": ApprovalDecision.DENY,
-}
-"""The gateway's approval choices and the corral decision each one is."""
-_LABELS = {
-    "once": "Allow once",
-    "session": "Allow for this session",
-    "always": "Always allow",
-    "deny": "Deny",
-}
 _PROMPTS = frozenset({"prompt.submit"})
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 @dataclass
@@ -318,7 +289,7 @@ class HermesGatewayParser:
             ToolCallStarted(
                 call_id=call_id,
                 name=name,
-                kind=_KINDS.get(name, ToolKind.OTHER),
+                kind=KINDS.get(name, ToolKind.OTHER),
                 title=text_or_none(payload.get("context")),
                 raw=raw,
             )
@@ -328,71 +299,18 @@ class HermesGatewayParser:
         call_id = text_or_none(payload.get("tool_id")) or self._state.last_tool or "tool"
         name = text_or_none(payload.get("name")) or self._state.tools.get(call_id) or "tool"
         self._state.tools.pop(call_id, None)
-        kind = _KINDS.get(name, ToolKind.OTHER)
-        args = payload.get("args")
-        result = payload.get("result")
-        fields = mapping(result)
-        output = _output(result)
-        error = text_or_none(fields.get("error"))
-        if fields.get("status") == "blocked" or (error and not text_or_none(fields.get("output"))):
-            return [
-                ToolCallFailed(
-                    call_id=call_id,
-                    error=error or "the tool call was blocked",
-                    denied=fields.get("status") == "blocked",
-                    result=ToolResult(output=output, structured=result, is_error=True),
-                    name=name,
-                    kind=kind,
-                    raw=raw,
-                )
-            ]
-        out: list[Event] = [
-            ToolCallCompleted(
-                call_id=call_id,
-                result=ToolResult(output=output, structured=result),
-                name=name,
-                kind=kind,
-                raw=raw,
-            )
-        ]
-        path = text_or_none(mapping(args).get("path"))
-        if kind is ToolKind.EDIT and path:
-            inline = text_or_none(payload.get("inline_diff"))
-            out.append(
-                FileDiff(
-                    path=path,
-                    diff=_ANSI.sub("", inline) if inline else None,
-                    new_text=text_or_none(mapping(args).get("content"))
-                    if name == "write_file"
-                    else None,
-                    call_id=call_id,
-                    raw=raw,
-                )
-            )
-        return out
+        return tool_completed(call_id, name, payload, raw)
 
     def _approval(self, payload: dict[str, Any], raw: Any) -> list[Event]:
         self._approvals += 1
         request_id = f"approval-{self._approvals}"
-        choices = tuple(c for c in sequence(payload.get("choices")) if c in CHOICE_DECISIONS)
-        choices = choices or ("once", "deny")
+        choices = approval_choices(payload)
         call_id = self._state.last_tool
         self.approval = PendingApproval(request_id, choices, call_id)
-        command = text_or_none(payload.get("command"))
+        tool = self._state.tools.get(call_id or "", "terminal")
         return [
-            ApprovalRequested(
-                request_id=request_id,
-                tool_name=self._state.tools.get(call_id or "", "terminal"),
-                kind=ToolKind.COMMAND,
-                title=text_or_none(payload.get("description")),
-                input={"command": command} if command is not None else None,
-                call_id=call_id,
-                cmd=command,
-                options=tuple(
-                    ApprovalOption(id=c, label=_LABELS[c], decision=CHOICE_DECISIONS[c])
-                    for c in choices
-                ),
-                raw=raw,
+            approval_requested(
+                request_id, payload, choices=choices, call_id=call_id, tool_name=tool, raw=raw
             )
         ]
 
@@ -414,19 +332,6 @@ class HermesGatewayParser:
     def _status(self, payload: dict[str, Any], raw: Any) -> list[Event]:
         kind = text_or_none(payload.get("kind")) or "status"
         return [StatusChanged(status=kind, message=text_or_none(payload.get("text")), raw=raw)]
-
-
-def _output(result: Any) -> str:
-    """A tool result as text: the command's ``output``, else the result as JSON."""
-    if type(result) is str:
-        return result
-    fields = mapping(result)
-    if type(fields.get("output")) is str:
-        return str(fields["output"])
-    try:
-        return json.dumps(result, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return ""
 
 
 def _int(value: Any) -> int | None:
