@@ -27,6 +27,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "pi": "corral.adapters.pi:PiAdapter",
     "kilo": "corral.adapters.kilo:KiloAdapter",
     "copilot": "corral.adapters.copilot:CopilotAdapter",
+    "aider-plain": "corral.adapters.aider_plain:AiderPlainAdapter",
 }
 """Adapter id → ``module:Class`` of every adapter corral ships."""
 

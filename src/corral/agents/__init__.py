@@ -20,6 +20,8 @@ from ._pins import Pin, get_pin, pinned, platform_tag
 
 if TYPE_CHECKING:
     from ._install import InstallEvent, InstallResult, InstallState, install, verify
+    from ._latest import LatestResult, install_latest, latest_root, locate_latest
+    from ._pin_edit import write_version
     from ._status import AgentStatus, status
 
 # Installing (subprocess, threads, temp dirs) and the status rows (msgspec) load on first use:
@@ -31,6 +33,11 @@ _LAZY = {
     "install": "_install",
     "verify": "_install",
     "AgentStatus": "_status",
+    "LatestResult": "_latest",
+    "install_latest": "_latest",
+    "latest_root": "_latest",
+    "locate_latest": "_latest",
+    "write_version": "_pin_edit",
     "status": "_status",
 }
 
@@ -49,15 +56,20 @@ __all__ = [
     "InstallEvent",
     "InstallResult",
     "InstallState",
+    "LatestResult",
     "Pin",
     "agents_root",
     "get_pin",
     "install",
+    "install_latest",
+    "latest_root",
     "locate",
+    "locate_latest",
     "pinned",
     "platform_tag",
     "status",
     "verify",
+    "write_version",
 ]
 
 

@@ -21,6 +21,15 @@ def register(root: typer.Typer) -> None:
         write_docs: Path | None = typer.Option(
             None, "--write-docs", help="Also write the Markdown matrix to this file."
         ),
+        latest: bool = typer.Option(
+            False,
+            "--latest",
+            help="Run on each CLI's newest release (from `corral agents install --latest`), and on "
+            "the pin where they differ, and report the drift.",
+        ),
+        write_report: Path | None = typer.Option(
+            None, "--write-report", help="With --latest: write the Markdown drift report here."
+        ),
         as_json: bool = JSON_OPTION,
     ) -> None:
         """Run conformance scenarios and print the capability matrix.
@@ -43,6 +52,15 @@ def register(root: typer.Typer) -> None:
                 raise ConfigError(
                     f"{name!r} is no conformance scenario (one of {', '.join(SCENARIOS)})"
                 )
+        if write_report is not None and not latest:
+            raise ConfigError("--write-report needs --latest")
+        if latest:
+            if write_docs is not None:
+                raise ConfigError("--write-docs describes the pins; it cannot go with --latest")
+            from ._conformance_latest import run_latest
+
+            run_latest(list(agents or ()), list(scenario or ()), write_report, as_json)
+            return
         targets, missing = builtin_targets(list(agents) if agents else None)
         for name, why in missing.items():
             err_console.print(f"[yellow]{name}[/]: {why}")

@@ -128,7 +128,9 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
             driver="plain",
             capabilities=Capabilities(),
             origin="seed-000",
-            note="Seed 000 lists json-rpc (not stdin) as plain-stdin's prompt delivery; kept as written.",
+            note="Seed 000 lists json-rpc (not stdin) as plain-stdin's prompt delivery; kept as "
+            "written. The plain driver writes the prompt as text and closes stdin (docs/protocols/"
+            "plain.md).",
         ),
         ProtocolSpec(
             name="acp",

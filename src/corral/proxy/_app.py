@@ -15,18 +15,21 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
-
-import httpx
 
 from ..errors import ConfigError
 from . import _ir as ir
 from ._config import ProxySettings
 from ._forward import Exchange, Proxy, UpstreamFailed
+from ._http1 import Pool
 from ._sse import encode, loads
+from ._upstream import HttpxUpstream, Upstream
 from ._usage import UsageLog, log_event
 from ._wires import Converter, converter
+
+if TYPE_CHECKING:
+    import httpx
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -47,7 +50,6 @@ class ProxyApp:
 
     def __init__(self, settings: ProxySettings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
-        self._own_client = client is None
         self._client = client
         self.proxy: Proxy | None = None
         self._token = settings.token.encode()
@@ -56,18 +58,17 @@ class ProxyApp:
         if self.proxy is not None:
             return
         timeout = self.settings.profile.timeout
-        client = self._client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=512, max_keepalive_connections=128),
-            trust_env=False,
-        )
-        self.proxy = Proxy(self.settings, client, UsageLog(self.settings.usage_path()))
+        upstream: Upstream
+        if self._client is not None:
+            upstream = HttpxUpstream(self._client)
+        else:
+            upstream = Pool(connect_timeout=min(timeout, 10.0), read_timeout=timeout)
+        self.proxy = Proxy(self.settings, upstream, UsageLog(self.settings.usage_path()))
 
     async def shutdown(self) -> None:
         if self.proxy is None:
             return
-        if self._own_client:
-            await self.proxy.client.aclose()
+        await self.proxy.client.aclose()
         self.proxy.usage.close()
         self.proxy = None
 
@@ -373,6 +374,7 @@ async def _json(
 
 
 def create_app(settings: ProxySettings, client: httpx.AsyncClient | None = None) -> ProxyApp:
-    """The proxy as an ASGI app. ``client`` (tests) replaces the upstream connection pool."""
+    """The proxy as an ASGI app. ``client`` replaces the proxy's own upstream pool
+    (``_http1.Pool``) with an httpx client (tests give it a ``MockTransport``); the caller closes it."""
     logging.getLogger("corral.proxy")
     return ProxyApp(settings, client)

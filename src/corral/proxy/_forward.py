@@ -17,15 +17,16 @@ from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import msgspec
 
 from ..errors import ConfigError
 from . import _ir as ir
 from ._config import ProxySettings
 from ._credentials import CredentialPool, Secret
+from ._http1 import UpstreamError, UpstreamTimeout
 from ._providers import Call, Target, adc_token, build_call, target
 from ._sse import SSEDecoder, SSEError, loads
+from ._upstream import Upstream, UpstreamResponse
 from ._usage import UsageLog, cost, log_event
 from ._wires import Converter, converter
 
@@ -65,7 +66,7 @@ class Outcome:
 class Proxy:
     """The long-lived state: settings, the upstream connection pool, credentials, usage log."""
 
-    def __init__(self, settings: ProxySettings, client: httpx.AsyncClient, usage: UsageLog) -> None:
+    def __init__(self, settings: ProxySettings, client: Upstream, usage: UsageLog) -> None:
         self.settings = settings
         self.profile = settings.profile
         self.client = client
@@ -104,7 +105,7 @@ class Exchange:
     def model_name(self) -> str:
         return self.request.model or self.target.model
 
-    async def open(self) -> httpx.Response:
+    async def open(self) -> UpstreamResponse:
         """Send the request, rotating credentials on 429 / quota; raises ``UpstreamFailed``."""
         outgoing = self.request
         if outgoing.stream and not self.target.stream_capable:
@@ -169,29 +170,23 @@ class Exchange:
             )
         raise UpstreamFailed(self._last_error)
 
-    async def _send(self, call: Call) -> httpx.Response:
-        request = self.proxy.client.build_request(
-            call.method, call.url, headers=call.headers, content=call.content
-        )
+    async def _send(self, call: Call) -> UpstreamResponse:
         try:
-            return await self.proxy.client.send(request, stream=True)
-        except httpx.TimeoutException:
+            return await self.proxy.client.send(call.method, call.url, call.headers, call.content)
+        except UpstreamTimeout:
             raise UpstreamFailed(
                 ir.ErrorInfo("timeout", "the upstream did not answer in time", 504)
             ) from None
-        except httpx.HTTPError as exc:
+        except UpstreamError as exc:
             raise UpstreamFailed(
-                ir.ErrorInfo("server", f"cannot reach the upstream: {exc!r}", 502)
+                ir.ErrorInfo("server", f"cannot reach the upstream: {exc}", 502)
             ) from None
 
-    async def _error(self, response: httpx.Response) -> ir.ErrorInfo:
+    async def _error(self, response: UpstreamResponse) -> ir.ErrorInfo:
+        raw = b""
         try:
-            raw = b""
-            async for chunk in response.aiter_bytes():
-                raw += chunk
-                if len(raw) > _MAX_ERROR_BODY:
-                    break
-        except httpx.HTTPError:
+            raw = await response.aread(_MAX_ERROR_BODY)
+        except UpstreamError:
             pass
         finally:
             await response.aclose()
@@ -201,7 +196,7 @@ class Exchange:
             body = raw.decode("utf-8", "replace")
         return self.upstream.parse_error(response.status_code, body, retry_after(response.headers))
 
-    async def events(self, response: httpx.Response) -> AsyncGenerator[list[ir.Event], None]:
+    async def events(self, response: UpstreamResponse) -> AsyncGenerator[list[ir.Event], None]:
         """The upstream's answer as batches of stream events, one batch per upstream read (a
         whole JSON answer is replayed as one batch)."""
         try:
@@ -240,11 +235,11 @@ class Exchange:
                         message = "the upstream stream ended without a complete answer"
                         tail.append(ir.Failure(ir.ErrorInfo("disconnect", message, 502)))
                     yield tail
-            except httpx.TimeoutException:
+            except UpstreamTimeout:
                 yield [ir.Failure(ir.ErrorInfo("timeout", "the upstream stream stalled", 504))]
-            except (httpx.HTTPError, SSEError) as exc:
+            except (UpstreamError, SSEError) as exc:
                 self.outcome.outcome = "upstream-disconnected"
-                message = f"the upstream stream broke: {exc!r}"
+                message = f"the upstream stream broke: {exc}"
                 yield [ir.Failure(ir.ErrorInfo("disconnect", message, 502))]
         finally:
             await response.aclose()
@@ -265,23 +260,19 @@ class Exchange:
             return [ir.Failure(ir.ErrorInfo("server", message, 502))]
         return ir.response_events(answer)
 
-    async def _read(self, response: httpx.Response) -> bytes:
-        raw = b""
+    async def _read(self, response: UpstreamResponse) -> bytes:
         try:
-            async for chunk in response.aiter_raw():
-                raw += chunk
-                if len(raw) > _MAX_BODY:
-                    raise UpstreamFailed(
-                        ir.ErrorInfo("server", "the upstream answer is too large", 502)
-                    )
-        except httpx.TimeoutException:
+            raw = await response.aread(_MAX_BODY)
+        except UpstreamTimeout:
             raise UpstreamFailed(
                 ir.ErrorInfo("timeout", "the upstream did not answer in time", 504)
             ) from None
-        except httpx.HTTPError as exc:
+        except UpstreamError as exc:
             raise UpstreamFailed(
-                ir.ErrorInfo("disconnect", f"the upstream broke: {exc!r}", 502)
+                ir.ErrorInfo("disconnect", f"the upstream broke: {exc}", 502)
             ) from None
+        if len(raw) > _MAX_BODY:
+            raise UpstreamFailed(ir.ErrorInfo("server", "the upstream answer is too large", 502))
         return raw
 
     def note(self, event: ir.Event) -> None:

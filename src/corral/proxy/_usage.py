@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 from ._config import Prices
 from ._ir import Usage
+from ._sse import encode
 
 log = logging.getLogger("corral.proxy")
 _SECRET_KEYS = re.compile(
@@ -61,32 +63,35 @@ def cost(usage: Usage, prices: Prices | None) -> float | None:
 
 
 class UsageLog:
+    """Appends each record with one ``write`` on an ``O_APPEND`` descriptor (no buffer to flush,
+    whole lines even with several writers)."""
+
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._file: Any = None
+        self._fd: int | None = None
 
     def record(self, entry: dict[str, Any]) -> None:
         entry = {"ts": round(time.time(), 3), **entry}
         log_event("proxy.usage", logging.DEBUG, **entry)
         if self.path is None:
             return
-        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        line = encode(entry) + b"\n"
         with self._lock:
             try:
-                if self._file is None:
+                if self._fd is None:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
-                    self._file = self.path.open("a", encoding="utf-8")
-                self._file.write(line)
-                self._file.flush()
+                    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+                    self._fd = os.open(self.path, flags, 0o600)
+                os.write(self._fd, line)
             except OSError as exc:
                 log.warning("proxy: cannot write the usage log %s: %s", self.path, exc)
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 def read_usage(path: Path) -> list[dict[str, Any]]:

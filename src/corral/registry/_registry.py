@@ -272,6 +272,14 @@ class Registry:
                     result = (acp_class_for(entry.manifest), None)
                 except (ConfigError, TypeError) as exc:
                     result = (None, f"its acp launch command cannot be driven: {exc}")
+            elif profile is not None and profile.protocol in ("plain-argv", "plain-stdin"):
+                # A plain manifest needs no code either: the plain driver runs its command.
+                from ..adapters.plain import plain_class_for
+
+                try:
+                    result = (plain_class_for(entry.manifest), None)
+                except ConfigError as exc:
+                    result = (None, f"its plain launch command cannot be driven: {exc}")
             elif profile is not None:
                 result = (
                     None,

@@ -181,3 +181,31 @@ def test_image_part_is_noticed(fake: FakeModelServer, client: httpx.Client) -> N
     )
     assert fake.requests.any_image()
     assert fake.requests.last_user_text() == "look"
+
+
+def test_text_edit_client_chat_is_a_main_turn(fake: FakeModelServer, client: httpx.Client) -> None:
+    """The shape aider 0.86.2 sends (no tools; few-shot pairs before the prompt) gets the
+    scenario's text, not the side answer, and counts as turn 1; a title request stays side."""
+    fake.set_scenario({"default": {"text": "Hello from the scripted model."}})
+    title = {
+        "model": "m",
+        "stream": True,
+        "messages": [
+            {"role": "system", "content": "You are a title generator."},
+            {"role": "user", "content": "Say hello."},
+        ],
+    }
+    assert "DONE" in client.post("/v1/chat/completions", json=title).text
+    chat = {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "Act as an expert software developer."},
+            {"role": "user", "content": "I am not sharing any files that you can edit yet."},
+            {"role": "assistant", "content": "Ok."},
+            {"role": "user", "content": "Say hello."},
+        ],
+    }
+    data = client.post("/v1/chat/completions", json=chat).json()
+    assert data["choices"][0]["message"]["content"] == "Hello from the scripted model."
+    assert [r.turn for r in fake.requests.main()] == [1]
+    assert len(fake.requests.side()) == 1

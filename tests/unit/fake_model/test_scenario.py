@@ -224,3 +224,24 @@ def test_reply_text_templates() -> None:
     assert runner.decide(request(user("hello"))).plan.text == "you said: hello"
     result = Message(role="tool", text="42", tool_call_id="t")
     assert runner.decide(request(user("x"), result)).plan.text == "got 42 on turn 2; $HOME stays"
+
+
+def test_a_tool_less_conversation_under_way_is_main() -> None:
+    """aider never advertises tools: its chat request (few-shot pairs, then the prompt) is a turn."""
+    from corral.testing.fake_model._plan import is_main_request
+
+    assistant = Message(role="assistant", text="Ok.")
+    chat = request(user("I am not sharing any files."), assistant, user("Say hello."), tools=False)
+    title = request(user("Generate a title"), user("Say hello."), tools=False, system="titles")
+    assert is_main_request(chat)
+    assert not is_main_request(title)
+    assert not is_main_request(request(user("x"), tools=False))
+    routed = ParsedRequest(
+        wire_api="gemini", messages=[user("a"), assistant, user("b")], json_schema={}
+    )
+    assert not is_main_request(routed)  # a JSON demand is a side call, history or not
+    runner = ScenarioRunner(Scenario.model_validate({"default": {"text": "hello $turn"}}))
+    side = runner.decide(title)
+    assert (side.is_main, side.turn, side.plan.text) == (False, None, "DONE")
+    main = runner.decide(chat)
+    assert (main.is_main, main.turn, main.plan.text) == (True, 1, "hello 1")

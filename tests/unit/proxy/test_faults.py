@@ -47,12 +47,9 @@ class Running:
         self.proxy = proxy
         self.usage = usage
 
-    def connections(self) -> list[Any]:
-        assert self.proxy.app.proxy is not None
-        return list(self.proxy.app.proxy.client._transport._pool.connections)  # type: ignore[attr-defined]
-
     def busy_connections(self) -> int:
-        return sum(1 for c in self.connections() if not (c.is_idle() or c.is_closed()))
+        assert self.proxy.app.proxy is not None
+        return self.proxy.app.proxy.client.busy
 
     def records(self) -> list[dict[str, Any]]:
         return read_usage(self.usage)

@@ -108,13 +108,7 @@ def test_list_json_marks_every_manifest_without_a_driver_and_shows_it_no_capabil
     assert code == 0
     rows = {r["id"]: r for r in data["adapters"]}
     not_runnable = {i for i, r in rows.items() if not r["runnable"]}
-    assert not_runnable == {
-        "amp",
-        "cursor",
-        "droid",
-        "example-plain-argv",
-        "example-plain-stdin",
-    }
+    assert not_runnable == {"amp", "cursor", "droid"}
     for adapter_id in not_runnable:
         row = rows[adapter_id]
         assert row["capabilities"] == [], adapter_id
@@ -128,9 +122,13 @@ def test_list_json_marks_every_manifest_without_a_driver_and_shows_it_no_capabil
     assert "Amp server" in rows["amp"]["notRunnableReason"]
     assert "not published" in rows["droid"]["notRunnableReason"]
     assert "own installer" in rows["cursor"]["notRunnableReason"]
+    # A plain agent (one process per prompt, no protocol) claims nothing beyond text: an empty
+    # list is its honest answer; every other runnable adapter claims what its runs show.
+    plain = {i for i, r in rows.items() if str(r["protocol"]).startswith("plain-")}
+    assert {"example-plain-argv", "example-plain-stdin", "aider-plain"} <= plain
     for adapter_id in set(rows) - not_runnable:
         assert rows[adapter_id]["notRunnableReason"] is None
-        assert rows[adapter_id]["capabilities"], adapter_id
+        assert rows[adapter_id]["capabilities"] or adapter_id in plain, adapter_id
 
 
 def test_running_a_listed_adapter_without_a_driver_says_why(capsys, monkeypatch) -> None:

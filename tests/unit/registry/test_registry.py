@@ -36,6 +36,7 @@ BUILTIN_IDS = {
     "amp",
     "example-plain-argv",
     "example-plain-stdin",
+    "aider-plain",
 }
 
 GOOD_ADAPTER = """
@@ -131,6 +132,7 @@ def test_builtin_protocols_are_faithful() -> None:
         "amp": "claude-stream-json",
         "example-plain-argv": "plain-argv",
         "example-plain-stdin": "plain-stdin",
+        "aider-plain": "plain-argv",
     }
     for adapter_id, proto in expected.items():
         profile = by_id[adapter_id].structured

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...adapters.base import BaseAdapter, construct
+from ...adapters.base import BaseAdapter, construct, supported_options
 from ...errors import AdapterNotFoundError
 from ...registry import Registry
 from ._types import Target
@@ -71,6 +71,32 @@ _HERMES_APPROVAL_SCRIPTS = {
         ("approval-allow", "approved.txt", "ok"),
         ("approval-deny", "denied.txt", "no"),
     )
+}
+
+_PLAIN_AIDER_UNSUPPORTED = {
+    "tool-write": "aider edits by text (whole-file listings in its answer), not by tool calls: "
+    "no tool event exists on stdout to check",
+    "tool-shell": "aider runs no tool calls; its shell suggestions are switched off "
+    "(--no-suggest-shell-commands)",
+    "usage": "aider prints a 'Tokens: N sent, M received' line as text (1.2k, rounded); a plain "
+    "driver reads no usage out of text",
+}
+
+_PLAIN_AIDER_SCRIPTS = {
+    # aider prints its banner before it asks the model, so the scenario's cancel (on the first
+    # text) can land before the story is requested: the slow reply is matched by the prompt,
+    # not by "the first request". tests/realcli/test_plain_aider.py cancels mid-story too.
+    "cancel-mid-turn": {
+        "steps": [
+            {
+                "name": "slow",
+                "match": {"user_text_contains": "long story"},
+                "times": 1,
+                "reply": {"text": "Once upon a time " * 40, "chunks": 40, "chunk_delay": 0.25},
+            }
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    }
 }
 
 _HERMES_GATEWAY_APPROVAL_SCRIPTS = {
@@ -217,6 +243,14 @@ SPECS: dict[str, TargetSpec] = {
             turn_timeout=60.0,
         ),
         TargetSpec(
+            "aider-plain",
+            "aider-plain",
+            "aider",
+            unsupported=_PLAIN_AIDER_UNSUPPORTED,
+            turn_timeout=120.0,
+            scripts=_PLAIN_AIDER_SCRIPTS,
+        ),
+        TargetSpec(
             "pi",
             "pi",
             "pi",
@@ -252,10 +286,11 @@ def build_target(
         )
         red.apply()
         extra_args = [*red.argv, *init.pop("extra_args", [])]
+        if "model" in supported_options(cls):  # a plain CLI picks its model its own way
+            init.setdefault("model", FAKE_MODEL)
         return construct(
             cls,
             cwd=str(cwd),
-            model=init.pop("model", FAKE_MODEL),
             binary=binary,
             env=dict(red.env),
             extra_args=extra_args,
@@ -281,7 +316,39 @@ def registry_target(adapter_id: str, registry: Registry | None = None) -> Target
         env = {BASE_URL_ENV: base_url, MODEL_ENV: FAKE_MODEL, **init.pop("env", {})}
         return construct(cls, cwd=str(cwd), env=env, **init)
 
-    return Target(agent=adapter_id, adapter_class=cls, make_adapter=make_adapter)
+    unsupported = dict(REGISTRY_UNSUPPORTED.get(adapter_id, {}))
+    return Target(
+        agent=adapter_id, adapter_class=cls, make_adapter=make_adapter, unsupported=unsupported
+    )
+
+
+_NO_MODEL = (
+    "{cli} calls no model: it prints its prompt back, so the scripted model's answer, its request "
+    "log and {what} cannot appear (the plain driver's streaming, exit codes and cancel are "
+    "tested on echo, cat and sh in tests/unit/adapters/test_plain_adapter.py)"
+)
+
+
+def _no_model(cli: str) -> dict[str, str]:
+    return {
+        name: _NO_MODEL.format(cli=cli, what=what)
+        for name, what in (
+            ("text", "its text"),
+            ("tool-write", "a tool call"),
+            ("tool-shell", "a tool call"),
+            ("follow-up", "an earlier turn"),
+            ("usage", "token usage"),
+            ("error-429", "a rate limit"),
+        )
+    }
+
+
+REGISTRY_UNSUPPORTED: dict[str, dict[str, str]] = {
+    "example-plain-argv": _no_model("echo"),
+    "example-plain-stdin": _no_model("cat"),
+}
+"""Scenarios a built-in manifest without a target spec (run by :func:`registry_target`) cannot
+run, with the reason."""
 
 
 IMPORTED_QUIRKS: dict[str, dict[str, str]] = {

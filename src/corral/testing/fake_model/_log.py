@@ -40,7 +40,7 @@ class RequestRecord(msgspec.Struct, kw_only=True):
     model: str = ""
     stream: bool = False
     is_main: bool = False
-    """The client advertised tools: a turn of the agent loop, counted in ``turn``."""
+    """A turn of the agent loop, counted in ``turn`` (see ``_plan.is_main_request``)."""
     turn: int | None = None
     tool_names: list[str] = msgspec.field(default_factory=list)
     tool_results: list[str] = msgspec.field(default_factory=list)
@@ -97,7 +97,7 @@ class RequestView:
         return RequestView([r for r in self._records if predicate(r)])
 
     def main(self) -> RequestView:
-        """Requests that advertised tools (agent-loop turns)."""
+        """Agent-loop turns: requests that advertised tools, or tool-less conversations under way."""
         return self.where(lambda r: r.is_main)
 
     def side(self) -> RequestView:

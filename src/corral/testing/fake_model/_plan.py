@@ -1,5 +1,11 @@
 """Choosing the reply: scenario step matching, fallbacks, side-request answers.
 
+A request is *main* (a turn of the agent loop, counted) when :func:`is_main_request` says so:
+it advertises tools, or — a client that edits by text and never advertises tools, such as aider —
+it demands no JSON and already holds an assistant message (a conversation under way, few-shot
+examples included). Everything else is a *side* request: titles (a system prompt and the user's
+text, no reply yet), JSON-schema calls and routers.
+
 The :class:`ScenarioRunner` is the only stateful piece (steps used up, main-turn counter); it is
 guarded by a lock because tests swap scenarios from their own thread while the server runs.
 """
@@ -99,6 +105,20 @@ def json_for_schema(schema: dict[str, Any] | None) -> Any:
     return "DONE"
 
 
+def is_main_request(request: ParsedRequest) -> bool:
+    """Whether ``request`` is a turn of the agent loop rather than a side request.
+
+    Tools advertised: main. No tools: main only for a conversation under way (an assistant
+    message in it) that demands no JSON; a title or router request has no assistant message yet,
+    and a JSON demand is always a side call (gemini's router, qwen's next-speaker check).
+    """
+    if request.has_tools:
+        return True
+    if request.wants_json:
+        return False
+    return any(m.role == "assistant" for m in request.messages)
+
+
 class Decision(msgspec.Struct):
     plan: Plan
     is_main: bool
@@ -120,7 +140,7 @@ class ScenarioRunner:
     def decide(self, request: ParsedRequest) -> Decision:
         with self._lock:
             self._serial += 1
-            is_main = request.has_tools
+            is_main = is_main_request(request)
             turn: int | None = None
             if is_main:
                 self._turn += 1
@@ -171,7 +191,7 @@ class ScenarioRunner:
                     namespace=tool.namespace,
                 )
             )
-        text = _template(reply.text, request, self._turn if request.has_tools else None)
+        text = _template(reply.text, request, self._turn if is_main_request(request) else None)
         if missing and not calls and text is None:
             text = f"fake-model: no advertised tool for {', '.join(missing)}"
         return Plan(

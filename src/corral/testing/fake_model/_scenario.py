@@ -3,9 +3,11 @@
 A scenario is a list of *steps*. For each request the first step whose ``match`` fits (and that is
 not used up, see ``times``) produces the reply. When no step fits:
 
-- a main request (the client advertised tools) that carries no tool result yet gets ``default``;
+- a main request (the client advertised tools, or a tool-less conversation already under way:
+  :func:`~corral.testing.fake_model._plan.is_main_request`) that carries no tool result yet gets
+  ``default``;
 - a main request that ends in a tool result gets the text ``DONE``;
-- a side request (no tools: titles, JSON-schema calls, routers) gets an automatic answer — a JSON
+- a side request (titles, JSON-schema calls, routers) gets an automatic answer — a JSON
   object with the demanded required keys, or the text ``DONE`` — and is not counted as a turn.
 
 Steps match main requests only unless ``match.kind`` says otherwise. ``match.turn`` counts main
@@ -47,7 +49,8 @@ class Match(_Model):
     """Conditions on the request; every field that is set must hold."""
 
     kind: Literal["main", "side", "any"] = "main"
-    """``main``: the client advertised tools; ``side``: it did not; ``any``: both."""
+    """``main``: a turn of the agent loop (tools advertised, or a tool-less conversation under
+    way); ``side``: titles, JSON calls, routers; ``any``: both."""
     wire_api: list[str] | None = None
     has_tools: bool | None = None
     last_is_tool_result: bool | None = None
