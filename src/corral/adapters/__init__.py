@@ -22,6 +22,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "qwen-acp": "corral.adapters.qwen_acp:QwenAcpAdapter",
     "opencode-acp": "corral.adapters.opencode_acp:OpenCodeAcpAdapter",
     "hermes": "corral.adapters.hermes:HermesAdapter",
+    "hermes-gateway": "corral.adapters.hermes_gateway:HermesGatewayAdapter",
     "opencode": "corral.adapters.opencode:OpenCodeAdapter",
     "pi": "corral.adapters.pi:PiAdapter",
     "kilo": "corral.adapters.kilo:KiloAdapter",

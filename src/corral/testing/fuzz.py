@@ -29,6 +29,7 @@ from ..protocols.acp import AcpParser
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ..protocols.codex_app_server import AppServerParser
 from ..protocols.codex_exec import ExecParser
+from ..protocols.hermes_gateway import HermesGatewayParser
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ..protocols.pi_rpc import PiRpcParser
 
@@ -113,6 +114,13 @@ TARGETS: dict[str, Target] = {
             "opencode-sse",
             ("opencode/*/*.jsonl",),
             OpenCodeSseParser,
+            lambda p, obj: p.feed(obj),
+            lambda p, obj: p.feed_sent(obj),
+        ),
+        Target(
+            "hermes-gateway",
+            ("hermes-gateway/*/*.jsonl",),
+            HermesGatewayParser,
             lambda p, obj: p.feed(obj),
             lambda p, obj: p.feed_sent(obj),
         ),

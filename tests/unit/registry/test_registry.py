@@ -28,6 +28,7 @@ BUILTIN_IDS = {
     "opencode-acp",
     "pi",
     "hermes",
+    "hermes-gateway",
     "kilo",
     "cursor",
     "copilot",

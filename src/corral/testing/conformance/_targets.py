@@ -113,6 +113,33 @@ def _shell_specs() -> list[TargetSpec]:
 SHELL_SPECS = _shell_specs()
 """The shell grade's targets (``_shell_targets.py``): a CLI in a terminal."""
 
+_HERMES_GATEWAY_APPROVAL_SCRIPTS = {
+    # The gateway asks only before a command Hermes's danger patterns flag (file edits run
+    # unasked): the approval scenarios' command also makes the file world-writable (chmod 666).
+    name: {
+        "steps": [
+            {
+                "name": "call-shell",
+                "match": {"last_is_tool_result": False},
+                "times": 1,
+                "reply": {
+                    "tool_calls": [
+                        {
+                            "capability": "shell",
+                            "command": f"printf {content} > {filename} && chmod 666 {filename}",
+                        }
+                    ]
+                },
+            }
+        ],
+        "default": {"text": "Hello from the scripted model.", "chunks": 4},
+    }
+    for name, filename, content in (
+        ("approval-allow", "approved.txt", "ok"),
+        ("approval-deny", "denied.txt", "no"),
+    )
+}
+
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
@@ -190,6 +217,17 @@ SPECS: dict[str, TargetSpec] = {
             },
             turn_timeout=60.0,
             scripts=_HERMES_APPROVAL_SCRIPTS,
+        ),
+        TargetSpec(
+            "hermes-gateway",
+            "hermes-gateway",
+            "hermes",
+            unsupported={
+                "input-during-turn": "the gateway interrupts a running turn for a prompt sent "
+                "into it (busy_input_mode); corral holds the prompt until the turn ends",
+            },
+            turn_timeout=60.0,
+            scripts=_HERMES_GATEWAY_APPROVAL_SCRIPTS,
         ),
         TargetSpec(
             "opencode",
