@@ -58,9 +58,17 @@ def mark_clean(value: Any) -> None:
     _Clean.value = value
 
 
-def mark_part(whole: Any, part: Any) -> None:
-    """``part`` (found inside ``whole``) is storable as it is when ``whole`` is the clean value."""
-    if whole is _Clean.value:
+def mark_part(part: Any, key: str, inner: str | None = None) -> None:
+    """``part`` is storable as it is if it is ``clean[key]`` (or ``clean[key][inner]``) of the
+    clean value: for a parser entry point the driver hands a piece of the line it decoded.
+    Only an object or array counts (a bare integer still has its range checked)."""
+    whole = _Clean.value
+    if type(whole) is not dict or type(part) not in (dict, list):
+        return
+    found = whole.get(key)
+    if inner is not None:
+        found = found.get(inner) if type(found) is dict else None
+    if found is part:
         _Clean.part = part
 
 

@@ -44,7 +44,7 @@ from ..events import (
     Usage,
     WarningEvent,
 )
-from ..events._fields import _Clean
+from ..events._fields import _Clean, mark_part
 from ..events._text import SurrogateJoiner
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
@@ -138,7 +138,7 @@ class AppServerParser:
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
         """An approval request becomes ``ApprovalRequested``, a user-input request
         ``QuestionAsked``; other requests produce nothing."""
-        _note_params(params)
+        mark_part(params, "params")
         return self._request(request_id, method, params)
 
     def _request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
@@ -150,7 +150,7 @@ class AppServerParser:
     @total
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
         """A notification the server sent (``params`` already taken out of the message)."""
-        _note_params(p)
+        mark_part(p, "params")
         return self._notification(method, p)
 
     def _notification(self, method: str, p: dict[str, Any]) -> list[Event]:
@@ -428,10 +428,3 @@ _HANDLERS = {
     "item/fileChange/outputDelta": AppServerParser._output_delta,
     "item/mcpToolCall/progress": AppServerParser._mcp_progress,
 }
-
-
-def _note_params(params: Any) -> None:
-    """``params`` of the line the driver just decoded is storable as that line is."""
-    whole = _Clean.value
-    if type(whole) is dict and whole.get("params") is params:
-        _Clean.part = params
