@@ -148,7 +148,7 @@ class ClaudeStreamParser(ControlMixin):
             cmds = obj.get("slash_commands")
             if isinstance(cmds, list) and cmds != self._raw_commands:  # init repeats every turn
                 self._raw_commands = cmds
-                self.slash_commands = tuple(f"/{c}" for c in cmds if isinstance(c, str))
+                self.slash_commands = tuple([f"/{c}" for c in cmds if isinstance(c, str)])
             self.permission_mode = obj.get("permissionMode") or obj.get("permission_mode")
             return [StatusChanged(status="ready", message=self.model, raw=obj)]
         if subtype == "status":
