@@ -241,7 +241,7 @@ def _compile(cls: type) -> Callable[[Any], bool]:
         "        return False",
     ]
     if structured:
-        body += [f"    if not {' and '.join(structured)}:", "        return _roundtrip(e)"]
+        body += [f"    if not ({' and '.join(structured)}):", "        return _roundtrip(e)"]
     exec("def check(e):\n" + "\n".join([*body, "    return True"]), namespace)
     check: Callable[[Any], bool] = namespace["check"]
     return check
