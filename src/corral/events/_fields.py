@@ -9,7 +9,12 @@ its ``raw`` and decoded as its type.
 
 ``raw`` is usually the very object the drivers' decoder just read with ``msgspec``, which is
 storable by construction: :func:`mark_clean` records it, and an identical ``raw`` is not encoded a
-second time.
+second time. A parser whose events keep a part of that object (JSON-RPC ``params``, an ACP
+``update``) records the part with :func:`mark_part`, which it stays storable for the same reason.
+
+A structured field holding exactly its declared struct types (a ``ToolResult`` of valid fields, a
+tuple of valid ``PlanEntry``…) is checked the same way, field by field; anything else (a list for
+a tuple, a dict for a struct) is decided by encoding the event and decoding it as its type.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from ._model import Event
+from ._model import EVENT_TYPES, Event
 
 MAX_DEPTH = 512
 """Deepest JSON nesting kept; the store reads back up to 999 levels, envelope included."""
@@ -32,16 +37,39 @@ _event_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
 _ENCODE_ERRORS = (UnicodeEncodeError, RecursionError, TypeError, ValueError, OverflowError)
 
 
-class _Clean:
+class _CleanValues:
     """The last value the drivers' decoder read with ``msgspec`` alone (valid UTF-8, no lone
-    surrogate, depth checked). Holding it keeps its identity from being reused."""
+    surrogate, depth checked), and a part of it a parser keeps as ``raw``. Holding them keeps
+    their identities from being reused. (An instance, not class attributes: setting a class
+    attribute for every line would invalidate the interpreter's attribute caches.)"""
 
-    value: Any = None
+    __slots__ = ("part", "value")
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.part: Any = None
+
+
+_Clean = _CleanValues()
 
 
 def mark_clean(value: Any) -> None:
     """Called by the decoder for a value ``msgspec`` decoded and whose depth it checked."""
     _Clean.value = value
+
+
+def mark_part(part: Any, key: str, inner: str | None = None) -> None:
+    """``part`` is storable as it is if it is ``clean[key]`` (or ``clean[key][inner]``) of the
+    clean value: for a parser entry point the driver hands a piece of the line it decoded.
+    Only an object or array counts (a bare integer still has its range checked)."""
+    whole = _Clean.value
+    if type(whole) is not dict or type(part) not in (dict, list):
+        return
+    found = whole.get(key)
+    if inner is not None:
+        found = found.get(inner) if type(found) is dict else None
+    if found is part:
+        _Clean.part = part
 
 
 def text_ok(text: str) -> bool:
@@ -102,7 +130,7 @@ _TESTS = {
     ),
     "enum": "type(v) is not {enum} and not (type(v) is str and v in {values})",
     "enum?": "v is not None and type(v) is not {enum} and not (type(v) is str and v in {values})",
-    "any": "v is not None and not value_ok(v)",
+    "any": "v is not None and v is not _Clean.value and v is not _Clean.part and not value_ok(v)",
 }
 
 
@@ -128,8 +156,64 @@ def _kind(tp: Any) -> tuple[str, type[StrEnum] | None]:
     return "structured", None
 
 
-def _compile(cls: type) -> Callable[[Any], bool]:
-    namespace: dict[str, Any] = {
+def _tests(cls: type, namespace: dict[str, Any], prefix: str) -> tuple[list[str], list[str]]:
+    """Lines returning ``False`` for a field ``cls`` cannot hold, and expressions true when a
+    structured field is certainly valid (else the event is decided by a round trip)."""
+    body: list[str] = []
+    structured: list[str] = []
+    for index, info in enumerate(msgspec.structs.fields(cls)):
+        if info.name == "raw":
+            continue
+        name = f"{prefix}{index}"
+        kind, enum = _kind(info.type)
+        if kind == "structured":
+            structured.append(_structured_test(info.type, namespace, name, info.name))
+            continue
+        test = _TESTS[kind]
+        if enum is not None:
+            namespace[f"_E{name}"] = enum
+            namespace[f"_V{name}"] = frozenset(enum._value2member_map_)
+            test = test.format(enum=f"_E{name}", values=f"_V{name}")
+        body += [f"    v = e.{info.name}", f"    if {test}:", "        return False"]
+    return body, structured
+
+
+def _structured_test(tp: Any, namespace: dict[str, Any], name: str, field: str) -> str:
+    """An expression over ``e`` true when field ``field`` of type ``tp`` holds exactly valid
+    values of its declared struct types (``False`` when there is no such fast test)."""
+    args = getattr(tp, "__args__", ())
+    optional = _NONE in args
+    inner = [a for a in args if a is not _NONE] if optional else [tp]
+    if len(inner) != 1:
+        return "False"
+    target = inner[0]
+    if getattr(target, "__origin__", None) is tuple and len(target.__args__) == 2:
+        item, rest = target.__args__
+        if rest is not Ellipsis or not _plain_struct(item):
+            return "False"
+        namespace[f"_T{name}"] = item
+        namespace[f"_S{name}"] = _compile_plain(item)
+        return (
+            f"(type(e.{field}) is tuple"
+            f" and all(type(x) is _T{name} and _S{name}(x) for x in e.{field}))"
+        )
+    if not _plain_struct(target):
+        return "False"
+    namespace[f"_T{name}"] = target
+    namespace[f"_S{name}"] = _compile_plain(target)
+    test = f"(type(e.{field}) is _T{name} and _S{name}(e.{field}))"
+    return f"(e.{field} is None or {test})" if optional else test
+
+
+def _plain_struct(tp: Any) -> bool:
+    """A struct (not an event) whose fields all have fast tests."""
+    if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)) or tp in EVENT_TYPES:
+        return False
+    return all(_kind(f.type)[0] != "structured" for f in msgspec.structs.fields(tp))
+
+
+def _namespace() -> dict[str, Any]:
+    return {
         "text_ok": text_ok,
         "value_ok": value_ok,
         "_roundtrip": _roundtrip,
@@ -137,28 +221,28 @@ def _compile(cls: type) -> Callable[[Any], bool]:
         "_INT_MIN": _INT_MIN,
         "_INT_MAX": _INT_MAX,
     }
-    body: list[str] = []
-    structured = False
-    for index, info in enumerate(msgspec.structs.fields(cls)):
-        if info.name == "raw":
-            continue
-        kind, enum = _kind(info.type)
-        if kind == "structured":
-            structured = True
-            continue
-        test = _TESTS[kind]
-        if enum is not None:
-            namespace[f"_E{index}"] = enum
-            namespace[f"_V{index}"] = frozenset(enum._value2member_map_)
-            test = test.format(enum=f"_E{index}", values=f"_V{index}")
-        body += [f"    v = e.{info.name}", f"    if {test}:", "        return False"]
+
+
+def _compile_plain(cls: type) -> Callable[[Any], bool]:
+    namespace = _namespace()
+    body, _ = _tests(cls, namespace, "f")
+    exec("def check(e):\n" + "\n".join([*body, "    return True"]), namespace)
+    check: Callable[[Any], bool] = namespace["check"]
+    return check
+
+
+def _compile(cls: type) -> Callable[[Any], bool]:
+    namespace = _namespace()
+    body, structured = _tests(cls, namespace, "")
     body += [
         "    v = e.raw",
-        "    if v is not None and v is not _Clean.value and not value_ok(v):",
+        "    if (v is not None and v is not _Clean.value and v is not _Clean.part"
+        " and not value_ok(v)):",
         "        return False",
-        "    return _roundtrip(e)" if structured else "    return True",
     ]
-    exec("def check(e):\n" + "\n".join(body), namespace)
+    if structured:
+        body += [f"    if not ({' and '.join(structured)}):", "        return _roundtrip(e)"]
+    exec("def check(e):\n" + "\n".join([*body, "    return True"]), namespace)
     check: Callable[[Any], bool] = namespace["check"]
     return check
 

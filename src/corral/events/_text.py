@@ -34,6 +34,8 @@ _CUT = "…"
 
 def repair_text(text: str) -> str:
     """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -53,15 +55,17 @@ class SurrogateJoiner:
 
     def join(self, text: Any, key: Any = None) -> str:
         """The delta to emit for ``text`` (a non-string counts as empty) in stream ``key``."""
-        if type(text) is not str:
-            text = ""
-        held = self._held.pop(key, None) if self._held else None
-        if held is not None:
-            text = held + text
-        if text and _is_high(text[-1]):
-            self._held[key] = text[-1]
-            text = text[:-1]
-        return repair_text(text)
+        chunk: str = text if type(text) is str else ""
+        if self._held:
+            held = self._held.pop(key, None)
+            if held is not None:
+                chunk = held + chunk
+        if chunk.isascii():  # the usual delta: no surrogate to hold or repair (an O(1) test)
+            return chunk
+        if _is_high(chunk[-1]):
+            self._held[key] = chunk[-1]
+            chunk = chunk[:-1]
+        return repair_text(chunk)
 
     def flush(self, key: Any = None) -> str:
         """Stream ``key`` ended: U+FFFD for a first half still held, else ``""``."""

@@ -6,11 +6,11 @@ result becomes a :class:`~corral.events.FileDiff`.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
 from ..events import FileDiff, Question, ToolKind
+from ._diff import unified
 from ._total import sequence
 
 _KINDS: dict[str, ToolKind] = {
@@ -99,13 +99,11 @@ def tool_title(name: str, tool_input: Any) -> str:
 
 
 def _unified(path: str, old: str, new: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            fromfile=path if old else "/dev/null",
-            tofile=path,
-        )
+    return unified(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        path if old else "/dev/null",
+        path,
     )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from ..events import FileDiff, ToolCallStarted, ToolKind
 from ._codex_vocab import command_kind
+from ._diff import unified
 from ._total import sequence
 
 
@@ -21,10 +21,10 @@ def file_diff(change: dict[str, Any], call_id: str | None) -> FileDiff:
         return FileDiff(path=path, diff=body, call_id=call_id, raw=change)
     lines = body.splitlines(keepends=True)
     if kind_type == "add":
-        diff = difflib.unified_diff([], lines, "/dev/null", path)
-        return FileDiff(path=path, diff="".join(diff), new_text=body, call_id=call_id, raw=change)
-    diff = difflib.unified_diff(lines, [], path, "/dev/null")
-    return FileDiff(path=path, diff="".join(diff), old_text=body, call_id=call_id, raw=change)
+        diff = unified([], lines, "/dev/null", path)
+        return FileDiff(path=path, diff=diff, new_text=body, call_id=call_id, raw=change)
+    diff = unified(lines, [], path, "/dev/null")
+    return FileDiff(path=path, diff=diff, old_text=body, call_id=call_id, raw=change)
 
 
 def mcp_output(result: Any) -> str:

@@ -152,11 +152,13 @@ _TEST_RE = re.compile(
     r"cargo test|npm (run )?test|pnpm (run )?test|yarn test|make test|ctest|rspec|phpunit)(\s|$)"
 )
 _SEGMENTS = re.compile(r"[;&|()'\"]+|\b(?:ba|z)?sh\s+-l?c\b")
+_RUNNER_WORDS = re.compile(r"test|tox|nox|jest|mocha|rspec|phpunit")
+"""Every alternative of ``_TEST_RE`` contains one of these: a command with none is no test run."""
 
 
 def command_kind(command: str) -> ToolKind:
     """``test`` when a segment of the command line starts a test runner, else ``command``."""
-    if not isinstance(command, str):
+    if not isinstance(command, str) or _RUNNER_WORDS.search(command) is None:
         return ToolKind.COMMAND
     for segment in _SEGMENTS.split(command):
         first, _, rest = (segment or "").strip().partition(" ")

@@ -39,7 +39,6 @@ docs/protocols/acp.md.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from ..events import (
@@ -68,7 +67,9 @@ from ..events import (
     UnknownEvent,
     Usage,
 )
+from ..events._fields import mark_part
 from ..events._text import SurrogateJoiner
+from ._diff import unified
 from ._total import sequence, total
 
 KIND_MAP: dict[str, ToolKind] = {
@@ -111,9 +112,15 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _text_of(block: Any) -> str | None:
     """The text of a ContentBlock (``text`` blocks, and embedded text resources)."""
-    block = _dict(block)
-    if block.get("type") == "text" and isinstance(block.get("text"), str):
-        return str(block["text"])
+    if type(block) is not dict:
+        return None
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        if type(text) is str:
+            return text
+        if isinstance(text, str):
+            return str(text)
     resource = _dict(block.get("resource"))
     if block.get("type") == "resource" and isinstance(resource.get("text"), str):
         return str(resource["text"])
@@ -149,13 +156,12 @@ def _file(update: dict[str, Any]) -> str | None:
 
 def unified_diff(path: str, old: str | None, new: str | None) -> str:
     """A unified diff between two texts (``None`` is an absent file)."""
-    lines = difflib.unified_diff(
+    return unified(
         (old if isinstance(old, str) else "").splitlines(keepends=True),
         (new if isinstance(new, str) else "").splitlines(keepends=True),
-        fromfile="/dev/null" if old is None else f"a/{path.lstrip('/')}",
-        tofile=f"b/{path.lstrip('/')}",
+        "/dev/null" if old is None else f"a/{path.lstrip('/')}",
+        f"b/{path.lstrip('/')}",
     )
-    return "".join(lines)
 
 
 class AcpParser:
@@ -180,6 +186,7 @@ class AcpParser:
     # ── session/update ──
     @total
     def update(self, update: Any) -> list[Event]:
+        mark_part(update, "params", "update")
         upd = _dict(update)
         kind = upd.get("sessionUpdate")
         handler = _UPDATE_HANDLERS.get(str(kind))
@@ -189,15 +196,17 @@ class AcpParser:
 
     def _message_chunk(self, upd: dict[str, Any]) -> list[Event]:
         text = _text_of(upd.get("content"))
-        usage = _dict(_dict(upd.get("_meta")).get("usage"))
-        if usage:
-            # Qwen Code reports a turn's tokens on a last, empty chunk: ``_meta.usage``.
-            self._pending_usage = usage
+        meta = upd.get("_meta")
+        if type(meta) is dict:
+            usage = meta.get("usage")
+            if type(usage) is dict and usage:
+                # Qwen Code reports a turn's tokens on a last, empty chunk: ``_meta.usage``.
+                self._pending_usage = usage
         if text is None:
             return [UnknownEvent(vendor_type="agent_message_chunk", raw=upd)]
         if not text:
             return []
-        out = self._flush_thought()
+        out = self._flush_thought() if self._thought else []
         msg_id = upd.get("messageId")
         if self._text and msg_id is not None and msg_id != self._text_id:
             out += self._flush_text()
@@ -243,6 +252,8 @@ class AcpParser:
         return [*out, ReasoningComplete(text=text, message_id=self._thought_id)]
 
     def _flush(self) -> list[Event]:
+        if not self._thought and not self._text:
+            return []
         return [*self._flush_thought(), *self._flush_text()]
 
     def _tool_call(self, upd: dict[str, Any]) -> list[Event]:
@@ -387,11 +398,11 @@ class AcpParser:
         return [*self._flush(), PlanUpdated(entries=entries, raw=upd)]
 
     def _commands(self, upd: dict[str, Any]) -> list[Event]:
-        names = [
-            "/" + str(_dict(c).get("name", "")).lstrip("/")
-            for c in sequence(upd.get("availableCommands"))
-            if _dict(c).get("name")
-        ]
+        names = []
+        for c in sequence(upd.get("availableCommands")):
+            name = c.get("name") if type(c) is dict else None
+            if name:
+                names.append("/" + (name if type(name) is str else str(name)).lstrip("/"))
         self.commands = names
         return [StatusChanged(status="commands", message=" ".join(names), raw=upd)]
 
@@ -413,6 +424,7 @@ class AcpParser:
     @total
     def permission(self, request_id: str, params: dict[str, Any]) -> list[Event]:
         """A ``session/request_permission`` request → ``ApprovalRequested``."""
+        mark_part(params, "params")
         call = _dict(params.get("toolCall"))
         call_id = str(call.get("toolCallId") or "")
         if call_id not in self._calls:
@@ -492,9 +504,13 @@ class AcpParser:
     @total
     def prompt_result(self, result: Any) -> list[Event]:
         """The ``session/prompt`` response: usage (if any), then ``TurnCompleted``."""
+        mark_part(result, "result")
         res = _dict(result)
-        reason = STOP_REASONS.get(str(res.get("stopReason")), StopReason.END_TURN)
-        out = [*self._flush(), *self._close_open(reason)]
+        stop = res.get("stopReason")
+        reason = STOP_REASONS.get(stop if type(stop) is str else str(stop), StopReason.END_TURN)
+        out = self._flush()
+        if self._open_calls:
+            out += self._close_open(reason)
         usage = _dict(res.get("usage")) or _meta_usage(res) or self._pending_usage
         self._pending_usage = {}
         if usage:
@@ -538,6 +554,8 @@ class AcpParser:
         otherwise it failed with the turn. ``raw`` says the driver closed it.
         """
         out: list[Event] = []
+        if not self._open_calls:
+            return out
         for call_id in [c for c in self._calls if c in self._open_calls]:
             self._open_calls.discard(call_id)
             known = self._calls[call_id]
@@ -605,7 +623,10 @@ class AcpParser:
 
 def _meta_usage(result: dict[str, Any]) -> dict[str, Any]:
     """Gemini CLI reports tokens outside the schema: ``_meta.quota.token_count``."""
-    counts = _dict(_dict(_dict(result.get("_meta")).get("quota")).get("token_count"))
+    meta = result.get("_meta")
+    if type(meta) is not dict:
+        return {}
+    counts = _dict(_dict(meta.get("quota")).get("token_count"))
     if not counts:
         return {}
     return {"inputTokens": counts.get("input_tokens"), "outputTokens": counts.get("output_tokens")}

@@ -148,7 +148,7 @@ class ClaudeStreamParser(ControlMixin):
             cmds = obj.get("slash_commands")
             if isinstance(cmds, list) and cmds != self._raw_commands:  # init repeats every turn
                 self._raw_commands = cmds
-                self.slash_commands = tuple(f"/{c}" for c in cmds if isinstance(c, str))
+                self.slash_commands = tuple([f"/{c}" for c in cmds if isinstance(c, str)])
             self.permission_mode = obj.get("permissionMode") or obj.get("permission_mode")
             return [StatusChanged(status="ready", message=self.model, raw=obj)]
         if subtype == "status":
@@ -205,8 +205,12 @@ class ClaudeStreamParser(ControlMixin):
         return [ToolCallUpdated(call_id=call_id, status=status, title=title, raw=obj)]
 
     def _stream_event(self, obj: dict[str, Any]) -> list[Event]:
-        event = mapping(obj.get("event"))
+        event = obj.get("event")
+        if type(event) is not dict:
+            event = {}
         etype = event.get("type")
+        if etype == "content_block_delta":  # most lines: go straight to them
+            return self._delta(obj, event)
         if not isinstance(etype, str):
             return [UnknownEvent(raw=obj, vendor_type="stream_event")]
         if etype in _QUIET_STREAM_EVENTS:
@@ -223,32 +227,35 @@ class ClaudeStreamParser(ControlMixin):
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 return self._start_call(block["id"], block.get("name", "?"), None, parent, obj)
             return []
-        if etype == "content_block_delta":
-            delta = mapping(event.get("delta"))
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                return [
-                    TextDelta(
-                        text=self._joiner.join(delta.get("text"), (self._message_id, "text")),
-                        message_id=self._message_id,
-                        parent_call_id=parent,
-                        raw=obj,
-                    )
-                ]
-            if dtype == "thinking_delta":
-                return [
-                    ReasoningDelta(
-                        text=self._joiner.join(
-                            delta.get("thinking"), (self._message_id, "thinking")
-                        ),
-                        message_id=self._message_id,
-                        parent_call_id=parent,
-                        raw=obj,
-                    )
-                ]
-            # input_json_delta and signature_delta: the complete assistant message carries the result.
-            return []
         return [UnknownEvent(raw=obj, vendor_type=f"stream_event/{etype}")]
+
+    def _delta(self, obj: dict[str, Any], event: dict[str, Any]) -> list[Event]:
+        delta = event.get("delta")
+        if type(delta) is not dict:
+            return []
+        dtype = delta.get("type")
+        if dtype == "text_delta":
+            message_id = self._message_id
+            return [
+                TextDelta(
+                    text=self._joiner.join(delta.get("text"), (message_id, "text")),
+                    message_id=message_id,
+                    parent_call_id=obj.get("parent_tool_use_id"),
+                    raw=obj,
+                )
+            ]
+        if dtype == "thinking_delta":
+            message_id = self._message_id
+            return [
+                ReasoningDelta(
+                    text=self._joiner.join(delta.get("thinking"), (message_id, "thinking")),
+                    message_id=message_id,
+                    parent_call_id=obj.get("parent_tool_use_id"),
+                    raw=obj,
+                )
+            ]
+        # input_json_delta and signature_delta: the complete assistant message carries the result.
+        return []
 
     def _start_call(
         self, call_id: str, name: str, tool_input: Any, parent: str | None, raw: Any

@@ -44,6 +44,7 @@ from ..events import (
     Usage,
     WarningEvent,
 )
+from ..events._fields import _Clean, mark_part
 from ..events._text import SurrogateJoiner
 from ._codex_items import TOOL_ITEMS, file_diff, mcp_output, tool_start
 from ._codex_requests import (
@@ -120,11 +121,13 @@ class AppServerParser:
                     self.thread_id = thread["id"]
             return []
         params = msg.get("params")
-        if not isinstance(params, dict):
+        if type(params) is not dict:
             params = {}
+        elif msg is _Clean.value:
+            _Clean.part = params  # storable as it is, like the line (see corral.events._fields)
         if "id" in msg:
-            return self.request(msg["id"], method, params)
-        return self.notification(method, params)
+            return self._request(msg["id"], method, params)
+        return self._notification(method, params)
 
     @total
     def finish(self) -> list[Event]:
@@ -135,6 +138,10 @@ class AppServerParser:
     def request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
         """An approval request becomes ``ApprovalRequested``, a user-input request
         ``QuestionAsked``; other requests produce nothing."""
+        mark_part(params, "params")
+        return self._request(request_id, method, params)
+
+    def _request(self, request_id: Any, method: str, params: dict[str, Any]) -> list[Event]:
         item_id = params.get("itemId") or params.get("callId")
         item = self._items.get(str(item_id), {}) if item_id is not None else {}
         return request_events(str(request_id), method, params, item)
@@ -142,10 +149,18 @@ class AppServerParser:
     # ── notifications ──
     @total
     def notification(self, method: str, p: dict[str, Any]) -> list[Event]:
-        thread = p.get("threadId")
-        if isinstance(thread, str) and self.thread_id is not None and thread != self.thread_id:
-            return self._subagent(method, p, thread)
+        """A notification the server sent (``params`` already taken out of the message)."""
+        mark_part(p, "params")
+        return self._notification(method, p)
+
+    def _notification(self, method: str, p: dict[str, Any]) -> list[Event]:
         handler = _HANDLERS.get(method)
+        thread = p.get("threadId")
+        if thread is None or thread == self.thread_id or self.thread_id is None:
+            if handler is not None:  # the usual case first: our own thread, a known method
+                return handler(self, p)
+        elif type(thread) is str:
+            return self._subagent(method, p, thread)
         if handler is not None:
             return handler(self, p)
         if method in _SILENT:

@@ -41,6 +41,7 @@ from ..events import (
     Usage,
     WarningEvent,
 )
+from ..events._fields import mark_part
 from ._codex_vocab import command_kind
 from ._total import mapping, sequence, total
 
@@ -59,16 +60,16 @@ class ExecParser:
         if type(obj) is not dict:
             return [UnknownEvent(raw=obj)]
         kind = obj.get("type")
+        if kind == "item.completed" or kind == "item.started" or kind == "item.updated":
+            item = obj.get("item")
+            if type(item) is not dict:
+                return [UnknownEvent(vendor_type=str(kind), raw=obj)]
+            return self._item(kind, item, obj)
         if kind == "thread.started":
             self.thread_id = obj.get("thread_id", self.thread_id)
             return []
         if kind == "turn.started":
             return [StatusChanged(status="running", raw=obj)]
-        if kind in ("item.started", "item.updated", "item.completed"):
-            item = obj.get("item")
-            if not isinstance(item, dict):
-                return [UnknownEvent(vendor_type=str(kind), raw=obj)]
-            return self._item(str(kind), item, obj)
         if kind == "turn.completed":
             self.turn_done = True
             return [*self._usage(obj), self._end(StopReason.END_TURN, None, obj)]
@@ -98,8 +99,9 @@ class ExecParser:
     @staticmethod
     def _usage(obj: dict[str, Any]) -> list[Event]:
         usage = obj.get("usage")
-        if not isinstance(usage, dict):
+        if type(usage) is not dict:
             return []
+        mark_part(usage, "usage")
         return [
             Usage(
                 input_tokens=usage.get("input_tokens"),

@@ -128,19 +128,21 @@ class OpenCodeSseParser:
     # ── what the server said ──
     @total
     def feed(self, obj: Any) -> list[Event]:
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        etype = obj.get("type") if type(obj) is dict else None
+        if type(etype) is not str:
             return [UnknownEvent(vendor_type=None, raw=obj)]
-        etype: str = obj["type"]
-        props = obj.get("properties") if isinstance(obj.get("properties"), dict) else {}
-        assert isinstance(props, dict)
-        if etype in ("session.created", "session.updated"):
-            self._note_session(props.get("info"))
-            return []
-        if etype in IGNORED_TYPES or etype.startswith(_IGNORED_PREFIXES):
-            return []
-        handler = _HANDLERS.get(etype)
+        handler = _HANDLERS.get(etype)  # no handled type is also ignored (the test says so)
         if handler is None:
+            if etype == "session.created" or etype == "session.updated":
+                props = obj.get("properties")
+                self._note_session(props.get("info") if type(props) is dict else None)
+                return []
+            if etype in IGNORED_TYPES or etype.startswith(_IGNORED_PREFIXES):
+                return []
             return [UnknownEvent(vendor_type=etype, raw=obj)]
+        props = obj.get("properties")
+        if type(props) is not dict:
+            props = {}
         sid = props.get("sessionID")
         if sid is None and etype == "message.part.updated":
             sid = mapping(props.get("part")).get("sessionID")

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from corral.adapters import _codex_launch as launch
 from corral.events import ApprovalDecision, ToolKind
+from corral.protocols import _codex_vocab
 from corral.protocols._codex_vocab import (
     COMMAND_APPROVAL,
     FILE_APPROVAL,
@@ -296,3 +299,46 @@ def test_exec_launch_model_and_effort() -> None:
     plan = launch.exec_launch(binary="codex", prompt="p", model="m-1", effort="high")
     assert plan.argv[6:10] == ["-c", 'model="m-1"', "-c", 'model_reasoning_effort="high"']
     assert plan.argv[-2:] == ["--", "p"]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "pytest",
+                "/usr/bin/pytest",
+                "go",
+                "test",
+                "npm",
+                "run",
+                "tox",
+                "x",
+                "-q",
+                "bash -lc",
+                "'",
+                ";",
+                "&&",
+                "|",
+                "(",
+                "make",
+                "cargo",
+                "jest",
+                "npx",
+                "python3 -m",
+                "ls",
+                "/bin/",
+            ]
+        ),
+        max_size=7,
+    ).map(" ".join)
+)
+def test_command_kind_word_precheck_changes_nothing(command: str) -> None:
+    """The quick test for runner words gives what splitting the command line gives."""
+    slow = ToolKind.COMMAND
+    for segment in _codex_vocab._SEGMENTS.split(command):
+        first, _, rest = (segment or "").strip().partition(" ")
+        words = f"{first.rsplit('/', 1)[-1]} {rest}".strip()
+        if words and _codex_vocab._TEST_RE.match(words):
+            slow = ToolKind.TEST
+            break
+    assert command_kind(command) is slow

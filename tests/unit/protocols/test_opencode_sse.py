@@ -27,7 +27,8 @@ from corral.events import (
     UnknownEvent,
     Usage,
 )
-from corral.protocols.opencode_sse import OpenCodeSseParser
+from corral.protocols._opencode_state import _IGNORED_PREFIXES, IGNORED_TYPES
+from corral.protocols.opencode_sse import _HANDLERS, OpenCodeSseParser
 
 from ._ocpi_replay import entries, of, replay
 
@@ -280,3 +281,10 @@ def test_rate_limit_shows_a_retry_status_then_the_answer() -> None:
     (end,) = of(events, TurnCompleted)
     assert end.stop_reason is StopReason.END_TURN
     assert not of(events, ErrorEvent)
+
+
+def test_no_handled_event_type_is_also_ignored() -> None:
+    """The parser looks a type's handler up before its ignore list, so none may be on both."""
+    both = [t for t in _HANDLERS if t in IGNORED_TYPES or t.startswith(_IGNORED_PREFIXES)]
+    assert both == []
+    assert not {"session.created", "session.updated"} & set(_HANDLERS)
