@@ -14,12 +14,15 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
 
 from ..errors import ConfigError
 
-Registry = Literal["npm", "pypi"]
-"""Where a pinned CLI comes from: ``npm`` (an npm prefix dir) or ``pypi`` (a virtualenv)."""
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Registry = Literal["npm", "pypi"]
+    """Where a pinned CLI comes from: ``npm`` (an npm prefix dir) or ``pypi`` (a virtualenv)."""
 
 
 @dataclass(frozen=True, kw_only=True)

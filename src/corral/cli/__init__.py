@@ -14,11 +14,14 @@ Exit codes: 0 success · 1 failure (a run or check that did not pass) · 2 bad u
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NoReturn
 
 from .._version import __version__
 
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     import typer
 
 

@@ -15,10 +15,15 @@ httpx or asyncio on a native launch (``tests/unit/test_import_weight.py``).
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from ._plain_args import Option, table
 from ._plain_args import parse as parse_plain
+from ._plain_args import table
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._plain_args import Option
 
 # (parameter, kind, option names, the flag's "off" names). Parameter names are the Typer
 # command's (``json_output`` is ``LaunchOptions.json``).

@@ -11,13 +11,15 @@ entry's test compares its table with what the Typer command declares, so they ca
 
 from __future__ import annotations
 
-from typing import Any, Literal
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
-Kind = Literal["str", "int", "float", "path", "flag", "strs", "paths"]
-"""``strs`` / ``paths``: a repeatable option (a list, in the order given)."""
+    Kind = Literal["str", "int", "float", "path", "flag", "strs", "paths"]
+    """``strs`` / ``paths``: a repeatable option (a list, in the order given)."""
 
-Option = tuple[str, Kind, tuple[str, ...], tuple[str, ...]]
-"""(parameter, kind, option names, the flag's "off" names); parameter names are Typer's."""
+    Option = tuple[str, Kind, tuple[str, ...], tuple[str, ...]]
+    """(parameter, kind, option names, the flag's "off" names); parameter names are Typer's."""
 
 
 def table(options: tuple[Option, ...]) -> dict[str, tuple[str, Kind, bool]]:

@@ -11,7 +11,11 @@ whole command line to the Typer command (``cli/run.py``), which reports it as us
 
 from __future__ import annotations
 
-from ._plain_args import Option, parse, table
+from ._plain_args import parse, table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._plain_args import Option
 
 OPTIONS: tuple[Option, ...] = (
     ("model", "str", ("--model", "-m"), ()),
