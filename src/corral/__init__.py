@@ -7,11 +7,14 @@ command starts fast and nothing pulls in asyncio before it is needed.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .adapters.base import Attachment, BaseAdapter, DetectedAgent, ModelInfo
     from .errors import CorralError
     from .events import AgentInfo, Capabilities, Envelope, Event

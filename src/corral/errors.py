@@ -32,7 +32,10 @@ Errors carry their data as attributes, so nobody has to parse a message::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class CorralError(Exception):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -25,8 +24,17 @@ from collections.abc import Iterable
 _PR_SET_PDEATHSIG = 1
 _libc: ctypes.CDLL | None = None
 if sys.platform.startswith("linux"):
-    with contextlib.suppress(OSError):
-        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    # The process's own symbols hold libc's ``prctl``: no ``find_library``, which runs
+    # ``ldconfig -p`` (a process spawn on every start of corral, issue 20).
+    with contextlib.suppress(OSError, AttributeError):
+        _own = ctypes.CDLL(None, use_errno=True)
+        if _own.prctl is not None:  # AttributeError when absent: the fallback below
+            _libc = _own
+    if _libc is None:
+        import ctypes.util  # shutil, with zlib, bz2 and lzma: only when needed
+
+        with contextlib.suppress(OSError):
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
 ProcessId = tuple[int, int]
 """``(pid, start_time)``: one process, immune to pid reuse."""

@@ -30,13 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, ClassVar, Unpack
-
-from acp.schema import (
-    ClientCapabilities,
-    FileSystemCapabilities,
-    InitializeResponse,
-)
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from .._process import (
     DEFAULT_TRANSPORT,
@@ -78,6 +72,9 @@ from ._acp_terminal import Terminals
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
+
+if TYPE_CHECKING:  # the ACP SDK's pydantic schema loads after the agent is spawned
+    from acp.schema import ClientCapabilities, InitializeResponse
 
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
@@ -353,6 +350,10 @@ class AcpAdapter(BaseAdapter, abstract=True):
 
     # ── handshake ──
     def client_capabilities(self) -> ClientCapabilities:
+        # Imported here, once the agent process runs: building the SDK's pydantic models costs
+        # seconds under load (issue 20), and the agent boots meanwhile.
+        from acp.schema import ClientCapabilities, FileSystemCapabilities
+
         return ClientCapabilities(
             fs=FileSystemCapabilities(
                 read_text_file=self.serve_fs_read, write_text_file=self.serve_fs_write

@@ -7,15 +7,14 @@ for ``initialize``, also parsed into ``acp.schema.InitializeResponse`` when they
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
-
-from acp import PROTOCOL_VERSION
-from acp.schema import ClientCapabilities, Implementation, InitializeRequest, InitializeResponse
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from .._process import JsonRpcClient
 from .._version import __version__
 from ..errors import JsonRpcError, UnsupportedOperation
+
+if TYPE_CHECKING:
+    from acp.schema import ClientCapabilities, InitializeResponse
 
 AUTH_REQUIRED = -32000
 """ACP's error code for ``session/new`` before ``authenticate``."""
@@ -24,6 +23,10 @@ AUTH_REQUIRED = -32000
 async def initialize(
     client: JsonRpcClient, capabilities: ClientCapabilities
 ) -> tuple[dict[str, Any], InitializeResponse | None]:
+    from acp import PROTOCOL_VERSION  # the SDK's pydantic schema: once the agent runs
+    from acp.schema import Implementation, InitializeRequest, InitializeResponse
+    from pydantic import ValidationError
+
     request = InitializeRequest(
         protocol_version=PROTOCOL_VERSION,
         client_capabilities=capabilities,

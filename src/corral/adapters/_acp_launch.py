@@ -13,15 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp.schema import (
-    BlobResourceContents,
-    EmbeddedResourceContentBlock,
-    ImageContentBlock,
-    ResourceContentBlock,
-    TextContentBlock,
-    TextResourceContents,
-)
-
 from ..errors import ConfigError
 from .base import Attachment
 
@@ -82,6 +73,15 @@ def prompt_blocks(
     when it has ``embeddedContext``, else passed as ``resource_link`` (by path). An attachment
     the agent cannot take raises ``ConfigError`` rather than being dropped silently.
     """
+    from acp.schema import (  # the SDK's pydantic schema: once the agent runs (issue 20)
+        BlobResourceContents,
+        EmbeddedResourceContentBlock,
+        ImageContentBlock,
+        ResourceContentBlock,
+        TextContentBlock,
+        TextResourceContents,
+    )
+
     blocks: list[dict[str, Any]] = [_dump(TextContentBlock(type="text", text=text))]
     for att in attachments:
         name = att.name or (Path(att.path).name if att.path else "attachment")

@@ -90,8 +90,9 @@ class OpenCodeAdapter(TerminalHandoff, BaseAdapter):
     handoff_resume_args = ("--session", "{sid}")
     cancel_wait: ClassVar[float] = CANCEL_WAIT
     """Seconds the abort gets to end the turn before corral signals the server."""
-    ready_interval: float = 0.1
-    """Seconds between readiness probes while ``opencode serve`` boots (a replay needs none)."""
+    ready_interval: float = 0.025
+    """Seconds between readiness probes while ``opencode serve`` boots (a refused loopback connect
+    costs microseconds; a coarser poll adds half an interval to every start, issue 20)."""
     transport_factory: HttpTransportFactory = DEFAULT_HTTP_TRANSPORT
     """Builds the server transport (a replay in tests: :meth:`corral.testing.HttpRecording.factory`)."""
 

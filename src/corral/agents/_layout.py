@@ -14,15 +14,17 @@ or by an older corral (adopt it once the package metadata and ``--version`` agre
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
 
 from .._paths import cache_dir
 from ._pins import Pin, platform_tag
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKER = ".corral-installed.json"
 _EXEC_MAGIC = (b"#!", b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"MZ")
@@ -92,6 +94,8 @@ def find_binary(pin: Pin, directory: Path, bin_name: str | None = None) -> Path 
 
 def installed_version(pin: Pin, directory: Path) -> str | None:
     """The package version the install dir holds, from package metadata (no process started)."""
+    import json
+
     if pin.registry == "npm":
         meta = directory / "node_modules" / pin.package / "package.json"
         try:
@@ -110,6 +114,8 @@ def installed_version(pin: Pin, directory: Path) -> str | None:
 
 def read_marker(pin: Pin, directory: Path) -> Marker | None:
     """The marker of a finished install of exactly this pin, or ``None``."""
+    import json
+
     try:
         data = json.loads((directory / MARKER).read_bytes())
     except (OSError, ValueError):
@@ -138,6 +144,8 @@ def _marker(data: Any) -> Marker | None:
 
 
 def write_marker(directory: Path, marker: Marker) -> None:
+    import json
+
     tmp = directory / (MARKER + ".tmp")
     tmp.write_text(json.dumps(asdict(marker), indent=2) + "\n", "utf-8")
     tmp.replace(directory / MARKER)

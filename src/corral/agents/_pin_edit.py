@@ -63,5 +63,9 @@ def write_version(name: str, version: str, path: Path | None = None) -> str:
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(new, "utf-8")
     tmp.replace(target)
+    if target.resolve() == pins_path().resolve():
+        from ._pins_render import write_data
+
+        write_data(target)  # the parsed copy corral launch reads follows the edit
     _packaged_pins.cache_clear()
     return old or ""

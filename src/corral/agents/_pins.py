@@ -1,19 +1,28 @@
-"""The pinned agent CLIs, read from ``pins.toml`` (the one file that pins them)."""
+"""The pinned agent CLIs, read from ``pins.toml`` (the one file that pins them).
+
+``locate`` runs before every ``corral launch``, and ``tomllib`` (with ``datetime``, ``string``)
+is a visible share of that start-up: ``_pins_data.py`` holds pins.toml already parsed, with the
+very text it was parsed from. When pins.toml still has that text the parsed copy is used; when it
+was edited since, pins.toml is parsed again, so an edit always wins. ``scripts/gen_pins_data.py``
+regenerates the copy; a unit test checks it is current.
+"""
 
 from __future__ import annotations
 
-import platform
+import os
 import sys
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
 
 from ..errors import ConfigError
 
-Registry = Literal["npm", "pypi"]
-"""Where a pinned CLI comes from: ``npm`` (an npm prefix dir) or ``pypi`` (a virtualenv)."""
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Registry = Literal["npm", "pypi"]
+    """Where a pinned CLI comes from: ``npm`` (an npm prefix dir) or ``pypi`` (a virtualenv)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,9 +52,17 @@ class Pin:
         return f"{self.package}{extras}=={self.version}"
 
 
+def _machine() -> str:
+    if hasattr(os, "uname"):
+        return os.uname().machine  # what ``platform.machine()`` reads; ``platform`` costs start-up
+    import platform
+
+    return platform.machine()
+
+
 def platform_tag() -> str:
     """npm's platform-package suffix for this machine, e.g. ``linux-x64`` or ``darwin-arm64``."""
-    machine = platform.machine().lower()
+    machine = _machine().lower()
     arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
         machine, machine
     )
@@ -55,12 +72,18 @@ def platform_tag() -> str:
 
 def parse_pins(text: str) -> tuple[Pin, ...]:
     """Parse pins.toml text; raises ``ConfigError`` naming the agent whose entry is bad."""
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"pins.toml is not valid TOML: {exc}") from exc
+    return pins_from(data.get("agents", {}))
+
+
+def pins_from(agents: Any) -> tuple[Pin, ...]:
+    """The pins of pins.toml's parsed ``[agents]`` table, checked."""
     pins = []
-    agents = data.get("agents", {})
     if not isinstance(agents, dict):
         raise ConfigError("pins.toml: [agents] must be a table")
     for name, entry in agents.items():
@@ -107,10 +130,18 @@ def _entry_problem(entry: Any) -> str | None:
     return None
 
 
+PINS_FILE = Path(__file__).parent / "pins.toml"
+"""next to this module (importlib.resources would load zipfile on every launch)"""
+
+
 @cache
 def _packaged_pins() -> tuple[Pin, ...]:
-    # next to this module (importlib.resources would load zipfile on every launch)
-    return parse_pins((Path(__file__).parent / "pins.toml").read_text("utf-8"))
+    text = PINS_FILE.read_text("utf-8")
+    from . import _pins_data
+
+    if text == _pins_data.SOURCE:
+        return pins_from(_pins_data.AGENTS)
+    return parse_pins(text)  # edited since the copy was generated
 
 
 def pinned() -> list[Pin]:

@@ -15,13 +15,19 @@ httpx or asyncio on a native launch (``tests/unit/test_import_weight.py``).
 from __future__ import annotations
 
 import sys
-from typing import Any, Literal
 
-Kind = Literal["str", "int", "float", "path", "flag"]
+from ._plain_args import parse as parse_plain
+from ._plain_args import table
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._plain_args import Option
 
 # (parameter, kind, option names, the flag's "off" names). Parameter names are the Typer
 # command's (``json_output`` is ``LaunchOptions.json``).
-OPTIONS: tuple[tuple[str, Kind, tuple[str, ...], tuple[str, ...]], ...] = (
+OPTIONS: tuple[Option, ...] = (
     ("model", "str", ("--model", "-m"), ()),
     ("api_key", "str", ("--api-key",), ()),
     ("api_base", "str", ("--api-base",), ()),
@@ -50,10 +56,7 @@ OPTIONS: tuple[tuple[str, Kind, tuple[str, ...], tuple[str, ...]], ...] = (
 )
 PROXY_LEVELS = ("debug", "info", "warn", "error")
 
-_TABLE: dict[str, tuple[str, Kind, bool]] = {}
-for _param, _kind, _on, _off in OPTIONS:
-    _TABLE.update({name: (_param, _kind, True) for name in _on})
-    _TABLE.update({name: (_param, _kind, False) for name in _off})
+_TABLE = table(OPTIONS)
 
 
 def split_harness_args(args: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -67,46 +70,10 @@ def split_harness_args(args: list[str]) -> tuple[list[str], tuple[str, ...]]:
 def parse(args: list[str]) -> dict[str, Any] | None:
     """The launch command's parameters (Typer's names) from a plain command line (no ``--``
     part), or ``None`` when the command line needs Typer's parser or its usage error."""
-    from pathlib import Path
-
-    params: dict[str, Any] = {}
-    positional: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if not arg.startswith("-") or arg == "-":
-            positional.append(arg)
-            continue
-        name, eq, value = arg.partition("=")
-        if name not in _TABLE or (eq and not name.startswith("--")):
-            # --help, -h, an unknown or clustered option, or ``-p=x`` (click reads "=x"): Typer's
-            return None
-        param, kind, on = _TABLE[name]
-        if kind == "flag":
-            if eq:
-                return None
-            params[param] = on
-            continue
-        if not eq:
-            if i >= len(args):
-                return None
-            value = args[i]
-            i += 1
-        try:
-            params[param] = (
-                int(value)
-                if kind == "int"
-                else float(value)
-                if kind == "float"
-                else Path(value)
-                if kind == "path"
-                else value
-            )
-        except ValueError:
-            return None
-    if not 1 <= len(positional) <= 2:
+    parsed = parse_plain(args, _TABLE, (1, 2))
+    if parsed is None:
         return None
+    params, positional = parsed
     if params.get("no_proxy") and (params.get("with_proxy") or params.get("with_proxy_if_needed")):
         return None
     if params.get("proxy_log_level", "warn") not in PROXY_LEVELS:

@@ -11,14 +11,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.syntax import Syntax
-from rich.text import Text
-
 from ..events import Envelope, Event, encode
 from ._render_rules import Kind, Piece, Rules
 
 if TYPE_CHECKING:  # the sessions package (SQLite, the registry) is not needed to render a run
+    from rich.console import Console  # rich loads for a human view only (``corral run --json``)
+
     from ..sessions import SessionStatus
 
 STYLES: dict[Kind, str | None] = {
@@ -51,6 +49,8 @@ class HumanRenderer:
     """Streamed text on stdout; tool calls, diffs and status on stderr, so stdout stays the answer."""
 
     def __init__(self, out: Console | None = None, err: Console | None = None) -> None:
+        from rich.console import Console
+
         self.out = out or Console(highlight=False)
         self.err = err or Console(stderr=True, highlight=False)
         self.rules = Rules()
@@ -63,6 +63,9 @@ class HumanRenderer:
             self._print(piece)
 
     def _print(self, piece: Piece) -> None:
+        from rich.syntax import Syntax
+        from rich.text import Text
+
         console = self.out if piece.stream == "out" else self.err
         if piece.kind == "diff":
             code = piece.text.rstrip("\n")

@@ -11,15 +11,17 @@ the user's files are never overwritten (decision 019).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ._errors import LaunchError
 from ._options import LaunchOptions
 from ._resolve import Resolution
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
 
 PROXY_MODULE = "corral.launch._proxy_child"
 UPSTREAM_KEY_ENV = "CORRAL_LAUNCH_UPSTREAM_KEY"
@@ -74,6 +76,8 @@ class ProxyConfig:
 
 def proxy_config(res: Resolution, opts: LaunchOptions, python: str = "python") -> ProxyConfig:
     """Step 5.2: the profile the proxy serves and the environment its process gets."""
+    import json
+
     assert res.t_harness is not None and res.t_provider is not None
     env: dict[str, str] = {}
     if res.profile is not None:
@@ -228,6 +232,8 @@ def native(
     res: Resolution, opts: LaunchOptions, key: str | None
 ) -> tuple[dict[str, str], list[str]]:
     """The environment and argv of a native launch (no redirection), per harness and provider."""
+    import json
+
     h, pid, model = res.harness.name, res.provider.id, res.model
     env: dict[str, str] = {}
     argv: list[str] = []

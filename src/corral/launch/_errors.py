@@ -8,9 +8,11 @@ returns is the harness's (passed through), or 2 for bad usage, 130 after SIGINT.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import CorralError
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
 
 CATALOG: dict[str, tuple[int, str]] = {
     "HARNESS_NOT_FOUND": (60, "Unknown harness '{name}'. Available: {list}"),

@@ -20,10 +20,13 @@ import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NoReturn
 
 from ._env import HarnessLaunch
 from ._errors import LaunchError
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 _RESTORED = ("SIGPIPE", "SIGXFZ", "SIGXFSZ")
 

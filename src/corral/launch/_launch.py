@@ -11,17 +11,19 @@ A launch that needs nothing of corral while the harness runs (no proxy, no ``--o
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
 
 from ._env import Endpoint
 from ._errors import LaunchError
 from ._options import LaunchOptions
 from ._plan import Plan, build_plan, redacted
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 AUTH_COMMAND_TIMEOUT = 30.0
 
@@ -39,6 +41,8 @@ def launch_home() -> Path:
 def load_profile_dict(name: str, path: Path | None = None) -> dict[str, Any]:
     """A profile of ``providers.json`` (the proxy's format) as data; validated by the proxy's
     own parser so both read the file the same way."""
+    import json
+
     path = path or corral_home() / "providers.json"
     try:
         data = json.loads(path.read_text("utf-8"))
@@ -137,6 +141,8 @@ def _auth_command_key(command: str) -> str:
 
 
 def _event(stream: TextIO, enabled: bool, **fields: Any) -> None:
+    import json
+
     if enabled:
         stream.write(json.dumps(redacted(fields)) + "\n")
         stream.flush()
@@ -156,6 +162,8 @@ def launch(
     ``replace_process`` (the ``corral launch`` command): when corral has nothing to do while
     the harness runs (:func:`supervision_needed`, and no proxy), this process becomes the
     harness and the call never returns (decision 025)."""
+    import json
+
     base_env = dict(os.environ if env is None else env)
     out = out or sys.stdout
     err = err or sys.stderr

@@ -10,7 +10,6 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ._env import (
     PROXY_MODULE,
@@ -26,6 +25,10 @@ from ._env import (
 )
 from ._options import LaunchOptions
 from ._resolve import Resolution, resolve
+
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any
 
 MARK = "[REDACTED]"
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "APIKEY")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
 
 from ._errors import LaunchError
 from ._options import LaunchOptions
@@ -26,7 +25,12 @@ from ._tables import (
     native_cell,
 )
 
-ProxyDecision = Literal["SKIP", "FORCE", "REQUIRED"]
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    ProxyDecision = Literal["SKIP", "FORCE", "REQUIRED"]
+
 
 # harnesses whose `api` is one vendor's API (others are multi-provider: their own configuration)
 _VENDOR_HARNESSES = ("claude", "codex", "gemini")

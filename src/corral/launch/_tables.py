@@ -12,10 +12,16 @@ rows for qwen, pi, hermes, kilo and the ACP agents.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-Transport = Literal["anthropic", "openai-chat", "openai-responses", "google"]
-"""A wire API (seed 004 §3.3); the same names as ``corral.proxy.Wire``."""
+TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Transport = Literal["anthropic", "openai-chat", "openai-responses", "google"]
+    """A wire API (seed 004 §3.3); the same names as ``corral.proxy.Wire``."""
+    Native = Literal["yes", "hack"]
+    """``yes`` = ✅ built in; ``hack`` = ⚠️ works through an env var / compatible endpoint."""
+
 
 TRANSPORTS: dict[str, tuple[str, str]] = {
     "anthropic": ("Anthropic Messages API", "POST /v1/messages (SSE streaming)"),
@@ -106,9 +112,6 @@ PROVIDERS: dict[str, Provider] = {
 
 # api means the harness's own vendor: which vendor provider that is.
 VENDOR_API = {"anthropic": "anthropic", "openai-responses": "openai", "google": "google"}
-
-Native = Literal["yes", "hack"]
-"""``yes`` = ✅ built in; ``hack`` = ⚠️ works through an env var / compatible endpoint."""
 
 
 @dataclass(frozen=True)

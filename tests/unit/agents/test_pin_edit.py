@@ -130,3 +130,22 @@ def test_a_version_that_does_not_install_leaves_the_pin_as_it_was(
     assert "ETARGET" in result.stderr
     assert f"qwen stays pinned to {get_pin('qwen').version}" in result.stderr
     assert copy.read_text() == before
+
+
+def test_moving_the_packaged_pin_rewrites_the_parsed_copy_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import runpy
+
+    copy = tmp_path / "pins.toml"
+    copy.write_text(pins_path().read_text("utf-8"))
+    monkeypatch.setattr("corral.agents._pin_edit.pins_path", lambda: copy)
+    write_version("claude", "9.9.9")
+    data = runpy.run_path(str(tmp_path / "_pins_data.py"))
+    assert data["SOURCE"] == copy.read_text("utf-8")
+    assert data["AGENTS"]["claude"]["version"] == "9.9.9"
+    other = tmp_path / "elsewhere" / "pins.toml"
+    other.parent.mkdir()
+    other.write_text(copy.read_text("utf-8"))
+    write_version("claude", "8.8.8", other)
+    assert not (other.parent / "_pins_data.py").exists()

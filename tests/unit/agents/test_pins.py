@@ -74,5 +74,5 @@ def test_bad_pins_name_the_problem(text: str, message: str) -> None:
 )
 def test_platform_tag(system: str, machine: str, tag: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("corral.agents._pins.sys.platform", system)
-    monkeypatch.setattr("corral.agents._pins.platform.machine", lambda: machine)
+    monkeypatch.setattr("corral.agents._pins._machine", lambda: machine)
     assert agents.platform_tag() == tag
