@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -58,6 +59,22 @@ def _rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _py_spy(out: str, pid: int) -> subprocess.Popen[bytes]:
+    """Sample the server with py-spy (collapsed stacks, all threads) until SIGINT."""
+    exe = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [str(exe), "record", "--pid", str(pid), "--format", "raw", "--threads", "-o", out],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _write_bytes(pid: int) -> int:
@@ -188,6 +205,8 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         await asyncio.sleep(0.5)
         written_before = _write_bytes(pid)
         cpu_before = time.process_time()
+        server_cpu_before = _cpu_s(pid)
+        spy = _py_spy(args.profile, pid) if args.profile else None
         t0 = time.perf_counter()
 
         async def prompt(sid: str, n: int) -> None:
@@ -198,6 +217,10 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         wall = time.perf_counter() - t0
         client_cpu = time.process_time() - cpu_before
+        server_cpu = _cpu_s(pid) - server_cpu_before
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(60)
         written = _write_bytes(pid) - written_before
         rss_peak = _rss_kib(pid)
     per_session: dict[str, list[int]] = {}
@@ -232,6 +255,8 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         "write_amplification": written / once_bytes if once_bytes else None,
         "every_observer_in_order": in_order,
         "client_cpu_s": client_cpu,
+        "server_cpu_s": server_cpu,
+        "load_average": os.getloadavg()[0],
     }
 
 
@@ -243,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=20)
     parser.add_argument("--chunk-delay", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--profile", help="py-spy the server during the load into this file")
     args = parser.parse_args(argv)
     r = run(args)
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
@@ -257,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"SQLite write amplification:  {wa:.1f}x" if wa else "SQLite write amplification: -")
     print(f"every observer, every event, in order: {r['every_observer_in_order']}")
     print(f"client CPU (observers+load): {r['client_cpu_s']:.1f} s")
+    print(f"server CPU during the load:  {r['server_cpu_s']:.1f} s")
+    print(f"load average (1 min):        {r['load_average']:.1f} on {os.cpu_count()} CPUs")
     return 0 if r["every_observer_in_order"] else 1
 
 

@@ -165,7 +165,9 @@ async def send_prompt(request: Request) -> Response:
     body = await _body(request, SendPrompt)
     sid = _sid(request)
     attachments = confine_attachments(body.attachments, _project(request, sid))
-    prompt = _manager(request).send(sid, body.text, attachments=attachments, launch=body.launch)
+    prompt = await _manager(request).asend(
+        sid, body.text, attachments=attachments, launch=body.launch
+    )
     return json_response(prompt, 201)
 
 
@@ -175,18 +177,18 @@ async def get_prompt(request: Request) -> Response:
 
 async def edit_prompt(request: Request) -> Response:
     body = await _body(request, EditPrompt)
-    prompt = _manager(request).edit_prompt(
+    prompt = await _manager(request).aedit_prompt(
         _pid(request), body.text, expected_version=body.expected_version
     )
     return json_response(prompt)
 
 
 async def cancel_prompt(request: Request) -> Response:
-    return json_response(_manager(request).cancel_prompt(_pid(request)))
+    return json_response(await _manager(request).acancel_prompt(_pid(request)))
 
 
 async def retry_prompt(request: Request) -> Response:
-    return json_response(_manager(request).retry_prompt(_pid(request)))
+    return json_response(await _manager(request).aretry_prompt(_pid(request)))
 
 
 async def answer_approval(request: Request) -> Response:

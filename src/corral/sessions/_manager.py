@@ -62,6 +62,7 @@ from ._models import (
 )
 from ._ownership import LockState, OwnerLocks, owner_alive
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
+from ._queue_writer import QueueWriter
 from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
@@ -82,12 +83,15 @@ class SessionManager:
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
         gate: Callable[[str], Awaitable[object]] = launch_gate,
     ) -> None:
-        # Queue transitions are fsync'd (synchronous=FULL); the transcript and session rows use
-        # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
+        # Queue transitions are fsync'd (synchronous=FULL) and group-committed by the queue's
+        # writer thread, off the event loop (decision 035); its own connection only reads. The
+        # transcript and session rows use NORMAL, which in WAL mode survives a crash of corral and
+        # risks only an OS crash.
+        self._queue_writer = QueueWriter(db_path)
         self._queue_conn = _db.connect(db_path, synchronous="FULL")
         self._store_conn = _db.connect(db_path, synchronous="NORMAL")
         self.store = SessionStore(self._store_conn, on_stored=self._stored)
-        self.queue = PromptQueue(self._queue_conn, limit=queue_limit)
+        self.queue = PromptQueue(self._queue_conn, limit=queue_limit, writer=self._queue_writer)
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
         self.idle_timeout = idle_timeout
@@ -120,6 +124,9 @@ class SessionManager:
             self._set_state(sid, SessionState.DISCONNECTED)
             self.locks.release(sid)
         self.locks.release_all()
+        # What was submitted is committed; the acks' bookkeeping callbacks run on this loop.
+        await asyncio.to_thread(self._queue_writer.close)
+        await asyncio.sleep(0)
         self.store.flush()
         self.hub.close()
         self._queue_conn.close()
@@ -429,6 +436,35 @@ class SessionManager:
 
         An invalid prompt (empty, whitespace only…) raises
         :class:`~corral.errors.InvalidPromptError` and is not stored."""
+        self._check_send(session_id, text, attachments, launch)
+        prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
+        self._emit_prompt(prompt)
+        self._wake(session_id)
+        return prompt
+
+    async def asend(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        attachments: Sequence[Attachment] = (),
+        launch: Mapping[str, Any] | None = None,
+    ) -> PromptRecord:
+        """:meth:`send` without blocking the event loop: returns once the prompt is durable (its
+        commit is shared with the other queue transitions of the moment, decision 035)."""
+        self._check_send(session_id, text, attachments, launch)
+        prompt = await self.queue.aenqueue(session_id, text, attachments=attachments, launch=launch)
+        self._emit_prompt(prompt)
+        self._wake(session_id)
+        return prompt
+
+    def _check_send(
+        self,
+        session_id: str,
+        text: str,
+        attachments: Sequence[Attachment],
+        launch: Mapping[str, Any] | None,
+    ) -> None:
         check_prompt(text, attachments)
         record = self.store.get(session_id)
         if record.state == SessionState.ENDED:
@@ -438,10 +474,6 @@ class SessionManager:
             cls = self.resolver(record.adapter_id)
             can_set_model = cls.set_model is not BaseAdapter.set_model
             _launch_policy.check(record, launch, can_set_model=can_set_model)
-        prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
-        self._emit_prompt(prompt)
-        self._wake(session_id)
-        return prompt
 
     def prompts(self, session_id: str) -> list[PromptRecord]:
         self.store.get(session_id)
@@ -465,6 +497,31 @@ class SessionManager:
     def retry_prompt(self, prompt_id: str) -> PromptRecord:
         self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.retry(prompt_id)
+        self._emit_prompt(prompt)
+        self._wake(prompt.session_id)
+        return prompt
+
+    async def aedit_prompt(
+        self, prompt_id: str, text: str, *, expected_version: int | None = None
+    ) -> PromptRecord:
+        """:meth:`edit_prompt` without blocking the event loop on its commit."""
+        check_prompt(text, self.queue.get(prompt_id).attachments)
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.aedit(prompt_id, text, expected_version=expected_version)
+        self._emit_prompt(prompt)
+        return prompt
+
+    async def acancel_prompt(self, prompt_id: str) -> PromptRecord:
+        """:meth:`cancel_prompt` without blocking the event loop on its commit."""
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.acancel(prompt_id)
+        self._emit_prompt(prompt)
+        return prompt
+
+    async def aretry_prompt(self, prompt_id: str) -> PromptRecord:
+        """:meth:`retry_prompt` without blocking the event loop on its commit."""
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.aretry(prompt_id)
         self._emit_prompt(prompt)
         self._wake(prompt.session_id)
         return prompt
