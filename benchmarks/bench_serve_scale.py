@@ -214,6 +214,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
             r.raise_for_status()
 
         await asyncio.gather(*(bounded(prompt(sid, n)) for n in range(args.prompts) for sid in ids))
+        accepted_s = time.perf_counter() - t0
         await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         wall = time.perf_counter() - t0
         client_cpu = time.process_time() - cpu_before
@@ -246,6 +247,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         "events_stored": stored,
         "deliveries": delivered,
         "wall_s": wall,
+        "accepted_s": accepted_s,
         "stored_per_s": stored / wall,
         "delivered_per_s": delivered / wall,
         "p50_ms": statistics.median(lat) * 1000 if lat else None,
@@ -274,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
     print(f"sessions / SSE observers:    {r['sessions']} / {r['observers']}")
     print(f"events stored:               {r['events_stored']} in {r['wall_s']:.2f} s")
+    print(f"prompts accepted (HTTP 201): {r['sessions'] * args.prompts} in {r['accepted_s']:.2f} s")
     print(f"stored events/s:             {r['stored_per_s']:,.0f} (goal >= 20,000)")
     print(f"delivered events/s:          {r['delivered_per_s']:,.0f}")
     print(f"adapter→observer p50 / p99:  {r['p50_ms']:.1f} / {r['p99_ms']:.1f} ms (goal p99 < 50)")

@@ -51,7 +51,8 @@ async def _body(request: Request, kind: type[T]) -> T:
 
 
 def _project(request: Request, session_id: str) -> str | None:
-    return _manager(request).get_session(session_id).cwd
+    # the committed record is enough for its cwd: no wait for the transcript writes under way
+    return _manager(request).store.record(session_id).cwd
 
 
 def _sid(request: Request) -> str:

@@ -25,6 +25,7 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,11 @@ from ._models import (
 )
 from ._ownership import LockState, OwnerLocks, owner_alive
 from ._queue import DEFAULT_QUEUE_LIMIT, PromptQueue
-from ._queue_writer import QueueWriter
 from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
+from ._writer import DbWriter
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -83,15 +84,15 @@ class SessionManager:
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
         gate: Callable[[str], Awaitable[object]] = launch_gate,
     ) -> None:
-        # Queue transitions are fsync'd (synchronous=FULL) and group-committed by the queue's
-        # writer thread, off the event loop (decision 035); its own connection only reads. The
-        # transcript and session rows use NORMAL, which in WAL mode survives a crash of corral and
-        # risks only an OS crash.
-        self._queue_writer = QueueWriter(db_path)
+        # Every write goes to one writer thread that group-commits it off the event loop
+        # (decision 035); the two connections here only read. Queue transitions are fsync'd
+        # (synchronous=FULL); the transcript and session rows use NORMAL, which in WAL mode
+        # survives a crash of corral and risks only an OS crash.
+        self._writer = DbWriter(db_path)
         self._queue_conn = _db.connect(db_path, synchronous="FULL")
         self._store_conn = _db.connect(db_path, synchronous="NORMAL")
-        self.store = SessionStore(self._store_conn, on_stored=self._stored)
-        self.queue = PromptQueue(self._queue_conn, limit=queue_limit, writer=self._queue_writer)
+        self.store = SessionStore(self._store_conn, on_stored=self._stored, writer=self._writer)
+        self.queue = PromptQueue(self._queue_conn, limit=queue_limit, writer=self._writer)
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
         self.idle_timeout = idle_timeout
@@ -124,9 +125,10 @@ class SessionManager:
             self._set_state(sid, SessionState.DISCONNECTED)
             self.locks.release(sid)
         self.locks.release_all()
-        # What was submitted is committed; the acks' bookkeeping callbacks run on this loop.
-        await asyncio.to_thread(self._queue_writer.close)
-        await asyncio.sleep(0)
+        # Everything emitted is stored and published; then the writer commits what is left.
+        await self.store.drain()
+        await asyncio.to_thread(self._writer.close)
+        await asyncio.sleep(0)  # the last acks' bookkeeping callbacks
         self.store.flush()
         self.hub.close()
         self._queue_conn.close()
@@ -188,7 +190,7 @@ class SessionManager:
         self, session_id: str, *, after: int = 0, follow: bool = True
     ) -> AsyncIterator[Envelope]:
         """Stored envelopes after ``after``, then live ones; several observers may subscribe."""
-        self.store.get(session_id)
+        self.store.record(session_id)  # raises when unknown; no wait
         return self.hub.subscribe(
             session_id,
             after,
@@ -466,7 +468,7 @@ class SessionManager:
         launch: Mapping[str, Any] | None,
     ) -> None:
         check_prompt(text, attachments)
-        record = self.store.get(session_id)
+        record = self.store.record(session_id)  # its last_seq is not needed: no wait for writes
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)
         self._check_writer(session_id)
@@ -570,9 +572,16 @@ class SessionManager:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     def _set_state(self, session_id: str, state: SessionState) -> None:
+        """Record a state change without waiting for its commit (reads wait for it)."""
         try:
-            self.store.update(session_id, state=state)
+            future = self.store.update_soon(session_id, state=state)
         except sqlite3.Error:
+            self.history_write_failures += 1
+            return
+        future.add_done_callback(self._count_failure)
+
+    def _count_failure(self, future: Future[None]) -> None:
+        if not future.cancelled() and isinstance(future.exception(), sqlite3.Error):
             self.history_write_failures += 1
 
     def _make_runner(self, session_id: str, adapter: BaseAdapter) -> SessionRunner:

@@ -53,7 +53,7 @@ from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
 from ..errors import PromptNotFoundError, QueueError, QueueFullError
 from ._models import PromptRecord, PromptState
-from ._queue_writer import Operation, QueueWriter
+from ._writer import DbWriter, Operation
 
 DEFAULT_QUEUE_LIMIT = 50
 
@@ -69,7 +69,7 @@ class PromptQueue:
     """All sessions' queues in one table; every transition is one short transaction.
 
     ``conn`` serves the reads. Without a ``writer`` the transitions run on ``conn`` too, one
-    transaction each; with a :class:`~corral.sessions._queue_writer.QueueWriter` they go to its
+    transaction each; with a :class:`~corral.sessions._writer.DbWriter` they go to its
     thread and are group-committed. Each transition has a blocking form (``enqueue``) that returns
     once it is durable and an async form (``aenqueue``) that awaits the same without blocking the
     event loop; ``mark_delivered_soon`` only submits and returns the future.
@@ -80,7 +80,7 @@ class PromptQueue:
         conn: sqlite3.Connection,
         *,
         limit: int = DEFAULT_QUEUE_LIMIT,
-        writer: QueueWriter | None = None,
+        writer: DbWriter | None = None,
     ) -> None:
         self.conn = conn
         self.limit = limit

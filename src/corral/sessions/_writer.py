@@ -1,10 +1,12 @@
-"""The prompt queue's writer thread: group commit of queue transitions, off the event loop.
+"""The session manager's one writer: a thread that group-commits every write, off the event loop.
 
-Every write to the queue (enqueue, edit, claim, ack, …) is an *operation*: a function run on the
-writer's connection inside a transaction. The writer thread takes every operation waiting when it
-wakes (at most ``MAX_BATCH``), runs each in its own ``SAVEPOINT`` inside one ``BEGIN IMMEDIATE``
-transaction, commits once (``synchronous=FULL``: one fsync for the whole batch), and only then
-resolves each operation's future with its result or its own error. So:
+Every write of a manager's database (the prompt queue's transitions, the transcript's batches,
+session rows) is an *operation*: a function run on the writer's connection inside a transaction.
+The writer thread takes every operation waiting when it wakes (at most ``MAX_BATCH``), runs each in
+its own ``SAVEPOINT`` inside one ``BEGIN IMMEDIATE`` transaction, commits once, and only then
+resolves each operation's future with its result or its own error. A batch holding a *durable*
+operation (every queue transition) commits with ``synchronous=FULL`` (one fsync for the whole
+batch); a batch of transcript writes only, with ``NORMAL``. So:
 
 * a caller learns of a transition only after it is durable (what the queue's crash guarantees rest
   on: ``sending`` is on disk before a prompt is handed over, an accepted prompt is on disk before
@@ -15,8 +17,9 @@ resolves each operation's future with its result or its own error. So:
   its own savepoint; the others in the batch commit;
 * if the commit itself fails, every operation of the batch gets that error and none took effect.
 
-The fsync happens in the writer thread with the GIL released, so the event loop keeps streaming
-while a batch is written. See docs/decisions/035-queue-group-commit.md.
+The fsync happens in the writer thread with the GIL released, and the event loop never waits for
+SQLite's write lock (it would sleep in SQLite's busy handler while the writer holds it), so the
+loop keeps streaming while a batch is written. See docs/decisions/035-queue-group-commit.md.
 """
 
 from __future__ import annotations
@@ -39,13 +42,13 @@ MAX_BATCH = 256
 """Operations committed in one transaction at most."""
 
 CLOSE_TIMEOUT = 30.0
-"""How long :meth:`QueueWriter.close` waits for the operations already submitted."""
+"""How long :meth:`DbWriter.close` waits for the operations already submitted."""
 
-_Item = tuple[Callable[[sqlite3.Connection], Any], "Future[Any]"]
+_Item = tuple[Callable[[sqlite3.Connection], Any], "Future[Any]", bool]
 
 
-class QueueWriter:
-    """One thread, one ``synchronous=FULL`` connection, group commit (see the module docstring)."""
+class DbWriter:
+    """One thread, one connection, group commit (see the module docstring)."""
 
     def __init__(self, db_path: str | Path, *, max_batch: int = MAX_BATCH) -> None:
         self.max_batch = max_batch
@@ -54,19 +57,21 @@ class QueueWriter:
         self.operations = 0
         """Operations that ran so far (committed or not)."""
         self._conn = _db.connect(db_path, synchronous="FULL")
+        self._mode = "FULL"
         self._items: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="corral-queue-writer", daemon=True)
         self._thread.start()
 
-    def submit(self, operation: Operation[T]) -> Future[T]:
-        """Queue ``operation``; its future resolves after the batch that ran it is committed."""
+    def submit(self, operation: Operation[T], *, durable: bool = True) -> Future[T]:
+        """Queue ``operation``; its future resolves after the batch that ran it is committed
+        (fsync'd when ``durable``)."""
         future: Future[T] = Future()
         with self._lock:
             if self._closed:
-                raise sqlite3.ProgrammingError("the prompt queue's writer is closed")
-            self._items.put((operation, future))
+                raise sqlite3.ProgrammingError("the database writer is closed")
+            self._items.put((operation, future, durable))
         return future
 
     def close(self) -> None:
@@ -101,12 +106,13 @@ class QueueWriter:
             self._conn.close()
 
     def _commit(self, batch: list[_Item]) -> None:
-        live = [(op, fut) for op, fut in batch if fut.set_running_or_notify_cancel()]
+        live = [(op, fut) for op, fut, _ in batch if fut.set_running_or_notify_cancel()]
         if not live:
             return
         conn = self._conn
         outcomes: list[tuple[bool, Any]] = []
         try:
+            self._synchronous("FULL" if any(durable for _, _, durable in batch) else "NORMAL")
             conn.execute("BEGIN IMMEDIATE")
             for operation, _ in live:
                 outcomes.append(self._one(conn, operation))
@@ -126,6 +132,11 @@ class QueueWriter:
                 future.set_result(value)
             else:
                 future.set_exception(value)
+
+    def _synchronous(self, mode: str) -> None:
+        if mode != self._mode:
+            self._conn.execute(f"PRAGMA synchronous = {mode}")
+            self._mode = mode
 
     def _one(self, conn: sqlite3.Connection, operation: Operation[Any]) -> tuple[bool, Any]:
         self.operations += 1
