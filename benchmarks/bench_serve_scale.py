@@ -190,16 +190,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "CORRAL_EXTRA_ADAPTERS": SCRIPTED,
             "CORRAL_SCRIPTED_CONFIG": json.dumps(config),
         }
+        log = (Path(tmp) / "serve.log").open("wb")
         server = subprocess.Popen(
             [sys.executable, "-m", "corral", "serve", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         try:
             return asyncio.run(drive(args, server.pid, port, project))
+        except BaseException:
+            log.flush()
+            tail = (Path(tmp) / "serve.log").read_bytes()[-4000:].decode(errors="replace")
+            print(f"the server's output (tail):\n{tail}", file=sys.stderr)
+            raise
         finally:
+            log.close()
             server.terminate()
             try:
                 server.wait(10)
