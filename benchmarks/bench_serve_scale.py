@@ -20,8 +20,10 @@ event in order (no gap, no duplicate, no reordering of ``seq``), and SQLite writ
 (bytes the server process wrote to disk ÷ bytes of event JSON it delivered once).
 
 Goals (issue 20): >= 20,000 events/s, p99 < 50 ms, < 1 MB RSS per idle session, no observer misses
-an event. The observers run in this one Python process; on a 2-core machine they compete with the
-server for CPU, which the printed client CPU time makes visible.
+an event. The observers and the prompt poster run in this one Python process, on raw sockets (httpx
+and a JSON decode per event cost more CPU than the server); on a 2-core machine they compete with
+the server for CPU, which the printed client and server CPU times make visible. ``--profile FILE``
+samples the server with py-spy (collapsed stacks) during the load.
 """
 
 from __future__ import annotations

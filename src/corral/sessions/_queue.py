@@ -11,6 +11,10 @@ States and transitions::
       │     record, version+1)
       └─cancel──▶ canceled          (failed ─cancel─▶ canceled)
 
+Every transition is one transaction; under a :class:`~corral.sessions.SessionManager` they run
+on its writer thread, which commits the transitions of the moment together (one fsync) and answers
+each caller only after the commit (:mod:`corral.sessions._writer`, decision 035).
+
 Delivery is **at most once**. The ``sending`` record (state, ``sending_at``, ``attempts+1``) is
 committed (``synchronous=FULL``) *before* the prompt is handed to the adapter, and the prompt is
 acknowledged (``delivered``) at the driver's ack point: by default when the adapter's ``send()``
