@@ -606,6 +606,7 @@ class SessionManager:
             set_state=lambda state: self._set_state(session_id, state),
             on_end=on_end,
             idle_timeout=self.idle_timeout,
+            track=self.store.track,
         )
         return runner
 

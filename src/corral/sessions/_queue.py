@@ -56,7 +56,7 @@ import msgspec
 from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
 from ..errors import PromptNotFoundError, QueueError, QueueFullError
-from ._models import PromptRecord, PromptState
+from ._models import PromptRecord, PromptState, SessionState
 from ._writer import DbWriter, Operation
 
 DEFAULT_QUEUE_LIMIT = 50
@@ -221,8 +221,10 @@ class PromptQueue:
         return self._run(_claim_next(session_id))
 
     def claim_next_soon(self, session_id: str) -> Future[PromptRecord | None]:
-        """:meth:`claim_next`, submitted: the future resolves once ``sending`` is durable."""
-        return self._submit(_claim_next(session_id))
+        """:meth:`claim_next`, submitted: the future resolves once ``sending`` is durable. The
+        same transaction records the session as busy when a prompt was claimed, so a read that
+        waits for this write never sees the session idle with its prompt already taken."""
+        return self._submit(_claim_next(session_id, mark_busy=True))
 
     def mark_delivered(self, prompt_id: str) -> PromptRecord:
         return self._run(_mark_delivered(prompt_id))
@@ -334,7 +336,7 @@ def _retry(prompt_id: str, limit: int) -> Operation[PromptRecord]:
     return op
 
 
-def _claim_next(session_id: str) -> Operation[PromptRecord | None]:
+def _claim_next(session_id: str, *, mark_busy: bool = False) -> Operation[PromptRecord | None]:
     def op(conn: sqlite3.Connection) -> PromptRecord | None:
         row = conn.execute(
             "SELECT id FROM prompts WHERE session_id = ? AND state = ? ORDER BY position LIMIT 1",
@@ -348,6 +350,11 @@ def _claim_next(session_id: str) -> Operation[PromptRecord | None]:
             " updated_at = ? WHERE id = ?",
             (PromptState.SENDING.value, now, now, row["id"]),
         )
+        if mark_busy:
+            conn.execute(
+                "UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
+                (SessionState.BUSY.value, now, session_id),
+            )
         return _get(conn, row["id"])
 
     return op

@@ -28,6 +28,8 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
 from ..adapters._options import guard_of
 from ..adapters._turns import TurnWatchdog
@@ -73,6 +75,7 @@ class SessionRunner:
         set_state: SetState,
         on_end: OnEnd,
         idle_timeout: float | None = None,
+        track: Callable[[Future[Any]], None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.adapter = adapter
@@ -81,6 +84,8 @@ class SessionRunner:
         self._emit_prompt = emit_prompt
         self._set_state = set_state
         self._on_end = on_end
+        self._track = track
+        """Told of each claim under way, so reads of the session wait for it."""
         self.busy = False
         self.pending_approvals: dict[str, ApprovalRequested] = {}
         self.pending_questions: dict[str, QuestionAsked] = {}
@@ -225,6 +230,8 @@ class SessionRunner:
     async def _claim(self) -> PromptRecord | None:
         """Claim the next prompt; ``sending`` is durable before this returns (group commit)."""
         future = self.queue.claim_next_soon(self.session_id)
+        if self._track is not None:
+            self._track(future)
         try:
             return await asyncio.shield(asyncio.wrap_future(future))
         except asyncio.CancelledError:

@@ -90,6 +90,11 @@ class SessionStore:
         future.add_done_callback(self._landed)
         return future
 
+    def track(self, future: Future[Any]) -> None:
+        """Make reads wait for ``future`` too (a write submitted elsewhere, e.g. a claim)."""
+        self._in_flight.append(future)
+        future.add_done_callback(self._landed)
+
     def _landed(self, future: Future[Any]) -> None:
         with contextlib.suppress(ValueError):
             self._in_flight.remove(future)
