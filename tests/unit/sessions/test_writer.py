@@ -15,7 +15,14 @@ import pytest
 
 from corral import _db
 from corral.errors import QueueError
-from corral.sessions import PromptQueue, PromptState, SessionManager, SessionSpec, SessionStore
+from corral.sessions import (
+    PromptQueue,
+    PromptState,
+    SessionManager,
+    SessionSpec,
+    SessionState,
+    SessionStore,
+)
 from corral.sessions._writer import DbWriter
 
 from .conftest import new_session
@@ -214,3 +221,19 @@ async def test_asend_is_durable_when_it_returns_and_shares_commits(
     on_disk = _texts(db_path, sid)
     assert all(p.text in on_disk for p in prompts)
     assert [p.position for p in prompts] == sorted(p.position for p in prompts)
+
+
+async def test_a_read_after_the_claim_started_sees_the_session_busy(
+    manager: SessionManager,
+) -> None:
+    sid = await new_session(manager)
+    writer = manager.queue.writer
+    assert writer is not None
+    prompt = await manager.asend(sid, "[hang] long turn")
+    _, release, _ = _hold(writer)  # the claim the delivery loop submits now waits behind this
+    for _ in range(3):
+        await asyncio.sleep(0)
+    threading.Timer(0.3, release.set).start()
+    # the read waits for the claim under way, which made the session busy in its transaction
+    assert manager.get_session(sid).state == SessionState.BUSY
+    assert manager.queue.get(prompt.id).state in (PromptState.SENDING, PromptState.DELIVERED)
