@@ -94,6 +94,18 @@ def _serve_scale(args: argparse.Namespace) -> bool:
     return bool(bench_serve_scale.main(quick))
 
 
+def _serve_claude(args: argparse.Namespace) -> bool:
+    from corral.agents import locate
+
+    from . import bench_serve_claude
+
+    if locate("claude") is None:
+        print("skipped: the pinned claude CLI is not installed (corral agents install claude)")
+        return False
+    quick = ["--sessions", "5", "--prompts", "1"] if args.quick else []
+    return bool(bench_serve_claude.main(quick))
+
+
 def _startup(args: argparse.Namespace) -> bool:
     from . import bench_startup
 
@@ -122,6 +134,10 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "overhead": ("corral run vs the bare CLI, per target (one-shot)", _overhead),
     "startup": ("corral --version / --help / serve ready vs python -c pass", _startup),
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),
+    "serve-claude": (
+        "20 real Claude Code sessions in one corral serve: corral's CPU, RSS",
+        _serve_claude,
+    ),
     "fuzz": ("protocol parsers: mutation fuzz (escapes, unstorable events, slowest line)", _fuzz),
     "board": ("P4 event board: ingestion with 5 SSE viewers, vs the seed-002 board", _board),
     "external-scan": (

@@ -20,8 +20,10 @@ event in order (no gap, no duplicate, no reordering of ``seq``), and SQLite writ
 (bytes the server process wrote to disk ÷ bytes of event JSON it delivered once).
 
 Goals (issue 20): >= 20,000 events/s, p99 < 50 ms, < 1 MB RSS per idle session, no observer misses
-an event. The observers run in this one Python process; on a 2-core machine they compete with the
-server for CPU, which the printed client CPU time makes visible.
+an event. The observers and the prompt poster run in this one Python process, on raw sockets (httpx
+and a JSON decode per event cost more CPU than the server); on a 2-core machine they compete with
+the server for CPU, which the printed client and server CPU times make visible. ``--profile FILE``
+samples the server with py-spy (collapsed stacks) during the load.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -60,6 +63,22 @@ def _rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _py_spy(out: str, pid: int) -> subprocess.Popen[bytes]:
+    """Sample the server with py-spy (collapsed stacks, all threads) until SIGINT."""
+    exe = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [str(exe), "record", "--pid", str(pid), "--format", "raw", "--threads", "-o", out],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def _write_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/io").read_text().splitlines():
         if line.startswith("write_bytes:"):
@@ -77,7 +96,9 @@ class Observer:
 
 
 async def observe(port: int, obs: Observer, turns: int, ready: asyncio.Event) -> None:
-    """A minimal SSE reader on a raw socket, so the client costs as little as it can."""
+    """A minimal SSE reader on a raw socket, so the client costs as little as it can: it reads
+    whole chunks, takes ``seq`` and the type from the ``id:`` / ``event:`` lines and only the
+    timestamp out of the JSON (no full decode)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(
         (
@@ -87,23 +108,66 @@ async def observe(port: int, obs: Observer, turns: int, ready: asyncio.Event) ->
     )
     await writer.drain()
     ready.set()
+    rest = b""
+    seq = 0
     try:
         while obs.turns_done < turns:
-            line = await reader.readline()
-            if not line:
+            chunk = await reader.read(1 << 16)
+            if not chunk:
                 return
-            if not line.startswith(b"data: {"):
-                continue
             now = time.time()
-            data = line[6:].rstrip(b"\r\n")
-            envelope = json.loads(data)
-            obs.bytes += len(data)
-            obs.seqs.append(envelope["seq"])
-            obs.latencies.append(now - datetime.fromisoformat(envelope["ts"]).timestamp())
-            if envelope["event"]["type"] == "turn.completed":
-                obs.turns_done += 1
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                if line.startswith(b"id: "):
+                    seq = int(line[4:])
+                elif line.startswith(b"event: "):
+                    if line == b"event: turn.completed":
+                        obs.turns_done += 1
+                elif line.startswith(b"data: {"):
+                    at = line.index(b'"ts":"') + 6
+                    ts = line[at : line.index(b'"', at)].decode()
+                    obs.bytes += len(line) - 6
+                    obs.seqs.append(seq)
+                    obs.latencies.append(now - datetime.fromisoformat(ts).timestamp())
     finally:
         writer.close()
+
+
+class Poster:
+    """Prompts over raw keep-alive HTTP/1.1 connections (httpx costs more CPU than the server)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def post(self, path: str, body: dict[str, Any]) -> int:
+        data = json.dumps(body).encode()
+        if self.idle:
+            reader, writer = self.idle.pop()
+        else:
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.write(
+            (
+                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n\r\n"
+            ).encode()
+            + data
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        await reader.readexactly(length)
+        self.idle.append((reader, writer))
+        return status
+
+    def close(self) -> None:
+        for _, writer in self.idle:
+            writer.close()
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -128,16 +192,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "CORRAL_EXTRA_ADAPTERS": SCRIPTED,
             "CORRAL_SCRIPTED_CONFIG": json.dumps(config),
         }
+        log = (Path(tmp) / "serve.log").open("wb")
         server = subprocess.Popen(
             [sys.executable, "-m", "corral", "serve", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         try:
             return asyncio.run(drive(args, server.pid, port, project))
+        except BaseException:
+            log.flush()
+            tail = (Path(tmp) / "serve.log").read_bytes()[-4000:].decode(errors="replace")
+            print(f"the server's output (tail):\n{tail}", file=sys.stderr)
+            raise
         finally:
+            log.close()
             server.terminate()
             try:
                 server.wait(10)
@@ -188,16 +259,27 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         await asyncio.sleep(0.5)
         written_before = _write_bytes(pid)
         cpu_before = time.process_time()
+        server_cpu_before = _cpu_s(pid)
+        spy = _py_spy(args.profile, pid) if args.profile else None
         t0 = time.perf_counter()
 
+        poster = Poster(port)
+
         async def prompt(sid: str, n: int) -> None:
-            r = await client.post(f"/api/sessions/{sid}/prompts", json={"text": f"p{n}"})
-            r.raise_for_status()
+            status = await poster.post(f"/api/sessions/{sid}/prompts", {"text": f"p{n}"})
+            if status != 201:
+                raise RuntimeError(f"prompt refused: HTTP {status}")
 
         await asyncio.gather(*(bounded(prompt(sid, n)) for n in range(args.prompts) for sid in ids))
+        accepted_s = time.perf_counter() - t0
+        poster.close()
         await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         wall = time.perf_counter() - t0
         client_cpu = time.process_time() - cpu_before
+        server_cpu = _cpu_s(pid) - server_cpu_before
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(60)
         written = _write_bytes(pid) - written_before
         rss_peak = _rss_kib(pid)
     per_session: dict[str, list[int]] = {}
@@ -223,6 +305,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         "events_stored": stored,
         "deliveries": delivered,
         "wall_s": wall,
+        "accepted_s": accepted_s,
         "stored_per_s": stored / wall,
         "delivered_per_s": delivered / wall,
         "p50_ms": statistics.median(lat) * 1000 if lat else None,
@@ -232,6 +315,8 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         "write_amplification": written / once_bytes if once_bytes else None,
         "every_observer_in_order": in_order,
         "client_cpu_s": client_cpu,
+        "server_cpu_s": server_cpu,
+        "load_average": os.getloadavg()[0],
     }
 
 
@@ -243,11 +328,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=20)
     parser.add_argument("--chunk-delay", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--profile", help="py-spy the server during the load into this file")
     args = parser.parse_args(argv)
     r = run(args)
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
     print(f"sessions / SSE observers:    {r['sessions']} / {r['observers']}")
     print(f"events stored:               {r['events_stored']} in {r['wall_s']:.2f} s")
+    print(f"prompts accepted (HTTP 201): {r['sessions'] * args.prompts} in {r['accepted_s']:.2f} s")
     print(f"stored events/s:             {r['stored_per_s']:,.0f} (goal >= 20,000)")
     print(f"delivered events/s:          {r['delivered_per_s']:,.0f}")
     print(f"adapter→observer p50 / p99:  {r['p50_ms']:.1f} / {r['p99_ms']:.1f} ms (goal p99 < 50)")
@@ -257,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"SQLite write amplification:  {wa:.1f}x" if wa else "SQLite write amplification: -")
     print(f"every observer, every event, in order: {r['every_observer_in_order']}")
     print(f"client CPU (observers+load): {r['client_cpu_s']:.1f} s")
+    print(f"server CPU during the load:  {r['server_cpu_s']:.1f} s")
+    print(f"load average (1 min):        {r['load_average']:.1f} on {os.cpu_count()} CPUs")
     return 0 if r["every_observer_in_order"] else 1
 
 

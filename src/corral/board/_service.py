@@ -40,6 +40,7 @@ class Board:
         self.fanout = Fanout()
         self.ingestor = Ingestor()
         self.tap_failures = 0
+        self._tapped: list[tuple[BoardEvent, str]] = []
         self._pending: list[
             tuple[list[tuple[BoardEvent, str]], asyncio.Future[list[StoredEvent]]]
         ] = []
@@ -106,13 +107,27 @@ class Board:
         return batch, skipped
 
     def tap(self, envelope: Envelope, *, agent: str | None = None) -> None:
-        """A session envelope of this service, projected onto the board (never raises)."""
+        """A session envelope of this service, projected onto the board (never raises). The
+        envelopes tapped in one loop iteration are stored in one transaction."""
         try:
             event = self.ingestor.project(envelope, agent=agent or envelope.source)
-            if event is not None:
-                self._commit([(event, "envelope")])
+            if event is None:
+                return
+            self._tapped.append((event, "envelope"))
+            if len(self._tapped) == 1:
+                try:
+                    asyncio.get_running_loop().call_soon(self._flush_taps)
+                except RuntimeError:  # no loop: store it now
+                    self._flush_taps()
         except Exception:  # the board must never break a session
             self.tap_failures += 1
+
+    def _flush_taps(self) -> None:
+        batch, self._tapped = self._tapped, []
+        try:
+            self._commit(batch)
+        except Exception:  # the board must never break a session
+            self.tap_failures += len(batch)
 
     def _commit(self, batch: list[tuple[BoardEvent, str]]) -> list[StoredEvent]:
         if not batch:

@@ -51,7 +51,8 @@ async def _body(request: Request, kind: type[T]) -> T:
 
 
 def _project(request: Request, session_id: str) -> str | None:
-    return _manager(request).get_session(session_id).cwd
+    # the committed record is enough for its cwd: no wait for the transcript writes under way
+    return _manager(request).store.record(session_id).cwd
 
 
 def _sid(request: Request) -> str:
@@ -165,7 +166,9 @@ async def send_prompt(request: Request) -> Response:
     body = await _body(request, SendPrompt)
     sid = _sid(request)
     attachments = confine_attachments(body.attachments, _project(request, sid))
-    prompt = _manager(request).send(sid, body.text, attachments=attachments, launch=body.launch)
+    prompt = await _manager(request).asend(
+        sid, body.text, attachments=attachments, launch=body.launch
+    )
     return json_response(prompt, 201)
 
 
@@ -175,18 +178,18 @@ async def get_prompt(request: Request) -> Response:
 
 async def edit_prompt(request: Request) -> Response:
     body = await _body(request, EditPrompt)
-    prompt = _manager(request).edit_prompt(
+    prompt = await _manager(request).aedit_prompt(
         _pid(request), body.text, expected_version=body.expected_version
     )
     return json_response(prompt)
 
 
 async def cancel_prompt(request: Request) -> Response:
-    return json_response(_manager(request).cancel_prompt(_pid(request)))
+    return json_response(await _manager(request).acancel_prompt(_pid(request)))
 
 
 async def retry_prompt(request: Request) -> Response:
-    return json_response(_manager(request).retry_prompt(_pid(request)))
+    return json_response(await _manager(request).aretry_prompt(_pid(request)))
 
 
 async def answer_approval(request: Request) -> Response:

@@ -25,6 +25,7 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
+from ._writer import DbWriter
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -82,12 +84,15 @@ class SessionManager:
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
         gate: Callable[[str], Awaitable[object]] = launch_gate,
     ) -> None:
-        # Queue transitions are fsync'd (synchronous=FULL); the transcript and session rows use
-        # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
+        # Every write goes to one writer thread that group-commits it off the event loop
+        # (decision 035); the two connections here only read. Queue transitions are fsync'd
+        # (synchronous=FULL); the transcript and session rows use NORMAL, which in WAL mode
+        # survives a crash of corral and risks only an OS crash.
+        self._writer = DbWriter(db_path)
         self._queue_conn = _db.connect(db_path, synchronous="FULL")
         self._store_conn = _db.connect(db_path, synchronous="NORMAL")
-        self.store = SessionStore(self._store_conn, on_stored=self._stored)
-        self.queue = PromptQueue(self._queue_conn, limit=queue_limit)
+        self.store = SessionStore(self._store_conn, on_stored=self._stored, writer=self._writer)
+        self.queue = PromptQueue(self._queue_conn, limit=queue_limit, writer=self._writer)
         self.resolver: Resolver = resolver or AdapterResolver()
         self.start_timeout = start_timeout
         self.idle_timeout = idle_timeout
@@ -120,6 +125,10 @@ class SessionManager:
             self._set_state(sid, SessionState.DISCONNECTED)
             self.locks.release(sid)
         self.locks.release_all()
+        # Everything emitted is stored and published; then the writer commits what is left.
+        await self.store.drain()
+        await asyncio.to_thread(self._writer.close)
+        await asyncio.sleep(0)  # the last acks' bookkeeping callbacks
         self.store.flush()
         self.hub.close()
         self._queue_conn.close()
@@ -181,7 +190,7 @@ class SessionManager:
         self, session_id: str, *, after: int = 0, follow: bool = True
     ) -> AsyncIterator[Envelope]:
         """Stored envelopes after ``after``, then live ones; several observers may subscribe."""
-        self.store.get(session_id)
+        self.store.record(session_id)  # raises when unknown; no wait
         return self.hub.subscribe(
             session_id,
             after,
@@ -429,8 +438,37 @@ class SessionManager:
 
         An invalid prompt (empty, whitespace only…) raises
         :class:`~corral.errors.InvalidPromptError` and is not stored."""
+        self._check_send(session_id, text, attachments, launch)
+        prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
+        self._emit_prompt(prompt)
+        self._wake(session_id)
+        return prompt
+
+    async def asend(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        attachments: Sequence[Attachment] = (),
+        launch: Mapping[str, Any] | None = None,
+    ) -> PromptRecord:
+        """:meth:`send` without blocking the event loop: returns once the prompt is durable (its
+        commit is shared with the other queue transitions of the moment, decision 035)."""
+        self._check_send(session_id, text, attachments, launch)
+        prompt = await self.queue.aenqueue(session_id, text, attachments=attachments, launch=launch)
+        self._emit_prompt(prompt)
+        self._wake(session_id)
+        return prompt
+
+    def _check_send(
+        self,
+        session_id: str,
+        text: str,
+        attachments: Sequence[Attachment],
+        launch: Mapping[str, Any] | None,
+    ) -> None:
         check_prompt(text, attachments)
-        record = self.store.get(session_id)
+        record = self.store.record(session_id)  # its last_seq is not needed: no wait for writes
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)
         self._check_writer(session_id)
@@ -438,10 +476,6 @@ class SessionManager:
             cls = self.resolver(record.adapter_id)
             can_set_model = cls.set_model is not BaseAdapter.set_model
             _launch_policy.check(record, launch, can_set_model=can_set_model)
-        prompt = self.queue.enqueue(session_id, text, attachments=attachments, launch=launch)
-        self._emit_prompt(prompt)
-        self._wake(session_id)
-        return prompt
 
     def prompts(self, session_id: str) -> list[PromptRecord]:
         self.store.get(session_id)
@@ -465,6 +499,31 @@ class SessionManager:
     def retry_prompt(self, prompt_id: str) -> PromptRecord:
         self._check_writer(self.queue.get(prompt_id).session_id)
         prompt = self.queue.retry(prompt_id)
+        self._emit_prompt(prompt)
+        self._wake(prompt.session_id)
+        return prompt
+
+    async def aedit_prompt(
+        self, prompt_id: str, text: str, *, expected_version: int | None = None
+    ) -> PromptRecord:
+        """:meth:`edit_prompt` without blocking the event loop on its commit."""
+        check_prompt(text, self.queue.get(prompt_id).attachments)
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.aedit(prompt_id, text, expected_version=expected_version)
+        self._emit_prompt(prompt)
+        return prompt
+
+    async def acancel_prompt(self, prompt_id: str) -> PromptRecord:
+        """:meth:`cancel_prompt` without blocking the event loop on its commit."""
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.acancel(prompt_id)
+        self._emit_prompt(prompt)
+        return prompt
+
+    async def aretry_prompt(self, prompt_id: str) -> PromptRecord:
+        """:meth:`retry_prompt` without blocking the event loop on its commit."""
+        self._check_writer(self.queue.get(prompt_id).session_id)
+        prompt = await self.queue.aretry(prompt_id)
         self._emit_prompt(prompt)
         self._wake(prompt.session_id)
         return prompt
@@ -513,9 +572,16 @@ class SessionManager:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     def _set_state(self, session_id: str, state: SessionState) -> None:
+        """Record a state change without waiting for its commit (reads wait for it)."""
         try:
-            self.store.update(session_id, state=state)
+            future = self.store.update_soon(session_id, state=state)
         except sqlite3.Error:
+            self.history_write_failures += 1
+            return
+        future.add_done_callback(self._count_failure)
+
+    def _count_failure(self, future: Future[None]) -> None:
+        if not future.cancelled() and isinstance(future.exception(), sqlite3.Error):
             self.history_write_failures += 1
 
     def _make_runner(self, session_id: str, adapter: BaseAdapter) -> SessionRunner:
@@ -540,6 +606,7 @@ class SessionManager:
             set_state=lambda state: self._set_state(session_id, state),
             on_end=on_end,
             idle_timeout=self.idle_timeout,
+            track=self.store.track,
         )
         return runner
 

@@ -11,6 +11,10 @@ States and transitions::
       │     record, version+1)
       └─cancel──▶ canceled          (failed ─cancel─▶ canceled)
 
+Every transition is one transaction; under a :class:`~corral.sessions.SessionManager` they run
+on its writer thread, which commits the transitions of the moment together (one fsync) and answers
+each caller only after the commit (:mod:`corral.sessions._writer`, decision 035).
+
 Delivery is **at most once**. The ``sending`` record (state, ``sending_at``, ``attempts+1``) is
 committed (``synchronous=FULL``) *before* the prompt is handed to the adapter, and the prompt is
 acknowledged (``delivered``) at the driver's ack point: by default when the adapter's ``send()``
@@ -40,17 +44,20 @@ raises :class:`~corral.errors.QueueFullError`. There are no leases and no automa
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import msgspec
 
 from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
 from ..errors import PromptNotFoundError, QueueError, QueueFullError
-from ._models import PromptRecord, PromptState
+from ._models import PromptRecord, PromptState, SessionState
+from ._writer import DbWriter, Operation
 
 DEFAULT_QUEUE_LIMIT = 50
 
@@ -59,20 +66,53 @@ _json = msgspec.json.Encoder()
 
 _PENDING = (PromptState.QUEUED.value, PromptState.SENDING.value)
 
+T = TypeVar("T")
+
 
 class PromptQueue:
-    """All sessions' queues in one table; every method is one short transaction."""
+    """All sessions' queues in one table; every transition is one short transaction.
 
-    def __init__(self, conn: sqlite3.Connection, *, limit: int = DEFAULT_QUEUE_LIMIT) -> None:
+    ``conn`` serves the reads. Without a ``writer`` the transitions run on ``conn`` too, one
+    transaction each; with a :class:`~corral.sessions._writer.DbWriter` they go to its
+    thread and are group-committed. Each transition has a blocking form (``enqueue``) that returns
+    once it is durable and an async form (``aenqueue``) that awaits the same without blocking the
+    event loop; ``mark_delivered_soon`` only submits and returns the future.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        limit: int = DEFAULT_QUEUE_LIMIT,
+        writer: DbWriter | None = None,
+    ) -> None:
         self.conn = conn
         self.limit = limit
+        self.writer = writer
+
+    # ── running a transition ──
+    def _submit(self, operation: Operation[T]) -> Future[T]:
+        if self.writer is not None:
+            return self.writer.submit(operation)
+        future: Future[T] = Future()
+        try:
+            with transaction(self.conn):
+                value = operation(self.conn)
+        except Exception as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+        return future
+
+    def _run(self, operation: Operation[T]) -> T:
+        return self._submit(operation).result()
+
+    async def _arun(self, operation: Operation[T]) -> T:
+        return await asyncio.wrap_future(self._submit(operation))
 
     # ── reading ──
     def get(self, prompt_id: str) -> PromptRecord:
-        row = self.conn.execute("SELECT * FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
-        if row is None:
-            raise PromptNotFoundError(prompt_id)
-        return _prompt(row)
+        return _get(self.conn, prompt_id)
 
     def prompts(
         self, session_id: str, states: Iterable[PromptState] | None = None
@@ -103,110 +143,111 @@ class PromptQueue:
         launch: Mapping[str, Any] | None = None,
         prompt_id: str | None = None,
     ) -> PromptRecord:
+        return self._run(self._enqueue(session_id, text, attachments, launch, prompt_id))
+
+    async def aenqueue(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        attachments: Sequence[Attachment] = (),
+        launch: Mapping[str, Any] | None = None,
+        prompt_id: str | None = None,
+    ) -> PromptRecord:
+        return await self._arun(self._enqueue(session_id, text, attachments, launch, prompt_id))
+
+    def _enqueue(
+        self,
+        session_id: str,
+        text: str,
+        attachments: Sequence[Attachment],
+        launch: Mapping[str, Any] | None,
+        prompt_id: str | None,
+    ) -> Operation[PromptRecord]:
         pid = prompt_id or uuid.uuid4().hex
-        now = to_db_time(utcnow())
-        with transaction(self.conn):
-            self._check_room(session_id)
-            self.conn.execute(
+        encoded_attachments = _json.encode(tuple(attachments)).decode()
+        encoded_launch = _json.encode(dict(launch or {})).decode()
+        limit = self.limit
+
+        def op(conn: sqlite3.Connection) -> PromptRecord:
+            now = to_db_time(utcnow())
+            _check_room(conn, session_id, limit)
+            conn.execute(
                 """INSERT INTO prompts (id, session_id, position, state, text, attachments, launch,
                    created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (
                     pid,
                     session_id,
-                    self._next_position(session_id),
+                    _next_position(conn, session_id),
                     PromptState.QUEUED.value,
                     text,
-                    _json.encode(tuple(attachments)).decode(),
-                    _json.encode(dict(launch or {})).decode(),
+                    encoded_attachments,
+                    encoded_launch,
                     now,
                     now,
                 ),
             )
-        return self.get(pid)
+            return _get(conn, pid)
+
+        return op
 
     def edit(
         self, prompt_id: str, text: str, *, expected_version: int | None = None
     ) -> PromptRecord:
         """Replace a queued prompt's text in place; attachments and launch policy are kept."""
-        with transaction(self.conn):
-            current = self._locked(prompt_id, {PromptState.QUEUED}, "edit")
-            if expected_version is not None and current.version != expected_version:
-                raise QueueError(
-                    f"prompt {prompt_id} is at version {current.version}, not {expected_version}",
-                    prompt_id,
-                )
-            self.conn.execute(
-                "UPDATE prompts SET text = ?, version = version + 1, updated_at = ? WHERE id = ?",
-                (text, to_db_time(utcnow()), prompt_id),
-            )
-        return self.get(prompt_id)
+        return self._run(_edit(prompt_id, text, expected_version))
+
+    async def aedit(
+        self, prompt_id: str, text: str, *, expected_version: int | None = None
+    ) -> PromptRecord:
+        return await self._arun(_edit(prompt_id, text, expected_version))
 
     def cancel(self, prompt_id: str) -> PromptRecord:
-        with transaction(self.conn):
-            self._locked(prompt_id, {PromptState.QUEUED, PromptState.FAILED}, "cancel")
-            self._set(prompt_id, PromptState.CANCELED)
-        return self.get(prompt_id)
+        return self._run(_cancel(prompt_id))
+
+    async def acancel(self, prompt_id: str) -> PromptRecord:
+        return await self._arun(_cancel(prompt_id))
 
     def retry(self, prompt_id: str) -> PromptRecord:
         """Queue a failed or indeterminate prompt again, at the tail. Always an explicit choice."""
-        with transaction(self.conn):
-            current = self._locked(
-                prompt_id, {PromptState.FAILED, PromptState.INDETERMINATE}, "retry"
-            )
-            self._check_room(current.session_id)
-            self.conn.execute(
-                "UPDATE prompts SET state = ?, position = ?, error = NULL, updated_at = ?"
-                " WHERE id = ?",
-                (
-                    PromptState.QUEUED.value,
-                    self._next_position(current.session_id),
-                    to_db_time(utcnow()),
-                    prompt_id,
-                ),
-            )
-        return self.get(prompt_id)
+        return self._run(_retry(prompt_id, self.limit))
+
+    async def aretry(self, prompt_id: str) -> PromptRecord:
+        return await self._arun(_retry(prompt_id, self.limit))
 
     # ── the delivery side ──
     def claim_next(self, session_id: str) -> PromptRecord | None:
         """Commit the first queued prompt as ``sending`` and return it (``None`` when empty)."""
-        with transaction(self.conn):
-            row = self.conn.execute(
-                "SELECT id FROM prompts WHERE session_id = ? AND state = ?"
-                " ORDER BY position LIMIT 1",
-                (session_id, PromptState.QUEUED.value),
-            ).fetchone()
-            if row is None:
-                return None
-            now = to_db_time(utcnow())
-            self.conn.execute(
-                "UPDATE prompts SET state = ?, attempts = attempts + 1, sending_at = ?,"
-                " updated_at = ? WHERE id = ?",
-                (PromptState.SENDING.value, now, now, row["id"]),
-            )
-        return self.get(row["id"])
+        return self._run(_claim_next(session_id))
+
+    def claim_next_soon(self, session_id: str) -> Future[PromptRecord | None]:
+        """:meth:`claim_next`, submitted: the future resolves once ``sending`` is durable. The
+        same transaction records the session as busy when a prompt was claimed, so a read that
+        waits for this write never sees the session idle with its prompt already taken."""
+        return self._submit(_claim_next(session_id, mark_busy=True))
 
     def mark_delivered(self, prompt_id: str) -> PromptRecord:
-        with transaction(self.conn):
-            self._locked(prompt_id, {PromptState.SENDING}, "acknowledge")
-            now = to_db_time(utcnow())
-            self.conn.execute(
-                "UPDATE prompts SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?",
-                (PromptState.DELIVERED.value, now, now, prompt_id),
-            )
-        return self.get(prompt_id)
+        return self._run(_mark_delivered(prompt_id))
+
+    def mark_delivered_soon(self, prompt_id: str) -> Future[PromptRecord]:
+        """:meth:`mark_delivered`, submitted (the ack hook must not wait for the fsync)."""
+        return self._submit(_mark_delivered(prompt_id))
 
     def mark_failed(self, prompt_id: str, error: str) -> PromptRecord:
-        with transaction(self.conn):
-            self._locked(prompt_id, {PromptState.SENDING}, "fail")
-            self._set(prompt_id, PromptState.FAILED, error=error)
-        return self.get(prompt_id)
+        return self._run(_transition(prompt_id, {PromptState.SENDING}, "fail", FAILED, error))
+
+    async def amark_failed(self, prompt_id: str, error: str) -> PromptRecord:
+        return await self._arun(
+            _transition(prompt_id, {PromptState.SENDING}, "fail", FAILED, error)
+        )
 
     def mark_indeterminate(self, prompt_id: str, reason: str) -> PromptRecord:
         """A ``sending`` prompt whose fate is unknown (its send was cut short)."""
-        with transaction(self.conn):
-            self._locked(prompt_id, {PromptState.SENDING}, "mark indeterminate")
-            self._set(prompt_id, PromptState.INDETERMINATE, error=reason)
-        return self.get(prompt_id)
+        return self._run(
+            _transition(
+                prompt_id, {PromptState.SENDING}, "mark indeterminate", INDETERMINATE, reason
+            )
+        )
 
     def recover(
         self, *, skip_sessions: Iterable[str] = (), only: str | None = None
@@ -215,60 +256,175 @@ class PromptQueue:
         sessions listed in ``skip_sessions`` (run by another live corral process); with ``only``,
         just that session's (an explicit take-over)."""
         skip = set(skip_sessions)
-        with transaction(self.conn):
+
+        def op(conn: sqlite3.Connection) -> list[PromptRecord]:
             rows = [
                 r
-                for r in self.conn.execute(
+                for r in conn.execute(
                     "SELECT id, session_id FROM prompts WHERE state = ?",
                     (PromptState.SENDING.value,),
                 ).fetchall()
                 if r["session_id"] not in skip and (only is None or r["session_id"] == only)
             ]
             for row in rows:
-                self._set(
+                _set(
+                    conn,
                     row["id"],
                     PromptState.INDETERMINATE,
                     error="corral stopped before the agent acknowledged this prompt",
                 )
-        return [self.get(r["id"]) for r in rows]
+            return [_get(conn, r["id"]) for r in rows]
+
+        return self._run(op)
 
     def cancel_queued(self, session_id: str, reason: str) -> list[PromptRecord]:
-        with transaction(self.conn):
-            rows = self.conn.execute(
+        def op(conn: sqlite3.Connection) -> list[PromptRecord]:
+            rows = conn.execute(
                 "SELECT id FROM prompts WHERE session_id = ? AND state = ?",
                 (session_id, PromptState.QUEUED.value),
             ).fetchall()
             for row in rows:
-                self._set(row["id"], PromptState.CANCELED, error=reason)
-        return [self.get(r["id"]) for r in rows]
+                _set(conn, row["id"], PromptState.CANCELED, error=reason)
+            return [_get(conn, r["id"]) for r in rows]
 
-    # ── helpers (inside a transaction) ──
-    def _check_room(self, session_id: str) -> None:
-        row = self.conn.execute(
-            "SELECT COUNT(*) AS n FROM prompts WHERE session_id = ? AND state IN (?, ?)",
-            (session_id, *_PENDING),
-        ).fetchone()
-        if int(row["n"]) >= self.limit:
-            raise QueueFullError(self.limit)
+        return self._run(op)
 
-    def _next_position(self, session_id: str) -> int:
-        row = self.conn.execute(
-            "SELECT COALESCE(MAX(position), 0) + 1 AS p FROM prompts WHERE session_id = ?",
-            (session_id,),
-        ).fetchone()
-        return int(row["p"])
 
-    def _locked(self, prompt_id: str, allowed: set[PromptState], verb: str) -> PromptRecord:
-        current = self.get(prompt_id)
-        if current.state not in allowed:
-            raise QueueError(f"cannot {verb} prompt {prompt_id}: it is {current.state}", prompt_id)
-        return current
+FAILED = PromptState.FAILED
+INDETERMINATE = PromptState.INDETERMINATE
 
-    def _set(self, prompt_id: str, state: PromptState, *, error: str | None = None) -> None:
-        self.conn.execute(
-            "UPDATE prompts SET state = ?, error = COALESCE(?, error), updated_at = ? WHERE id = ?",
-            (state.value, error, to_db_time(utcnow()), prompt_id),
+
+# ── the transitions (each runs inside one transaction, on the connection it is given) ──
+def _edit(prompt_id: str, text: str, expected_version: int | None) -> Operation[PromptRecord]:
+    def op(conn: sqlite3.Connection) -> PromptRecord:
+        current = _locked(conn, prompt_id, {PromptState.QUEUED}, "edit")
+        if expected_version is not None and current.version != expected_version:
+            raise QueueError(
+                f"prompt {prompt_id} is at version {current.version}, not {expected_version}",
+                prompt_id,
+            )
+        conn.execute(
+            "UPDATE prompts SET text = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            (text, to_db_time(utcnow()), prompt_id),
         )
+        return _get(conn, prompt_id)
+
+    return op
+
+
+def _cancel(prompt_id: str) -> Operation[PromptRecord]:
+    return _transition(
+        prompt_id, {PromptState.QUEUED, PromptState.FAILED}, "cancel", PromptState.CANCELED, None
+    )
+
+
+def _retry(prompt_id: str, limit: int) -> Operation[PromptRecord]:
+    def op(conn: sqlite3.Connection) -> PromptRecord:
+        current = _locked(conn, prompt_id, {PromptState.FAILED, PromptState.INDETERMINATE}, "retry")
+        _check_room(conn, current.session_id, limit)
+        conn.execute(
+            "UPDATE prompts SET state = ?, position = ?, error = NULL, updated_at = ? WHERE id = ?",
+            (
+                PromptState.QUEUED.value,
+                _next_position(conn, current.session_id),
+                to_db_time(utcnow()),
+                prompt_id,
+            ),
+        )
+        return _get(conn, prompt_id)
+
+    return op
+
+
+def _claim_next(session_id: str, *, mark_busy: bool = False) -> Operation[PromptRecord | None]:
+    def op(conn: sqlite3.Connection) -> PromptRecord | None:
+        row = conn.execute(
+            "SELECT id FROM prompts WHERE session_id = ? AND state = ? ORDER BY position LIMIT 1",
+            (session_id, PromptState.QUEUED.value),
+        ).fetchone()
+        if row is None:
+            return None
+        now = to_db_time(utcnow())
+        conn.execute(
+            "UPDATE prompts SET state = ?, attempts = attempts + 1, sending_at = ?,"
+            " updated_at = ? WHERE id = ?",
+            (PromptState.SENDING.value, now, now, row["id"]),
+        )
+        if mark_busy:
+            conn.execute(
+                "UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
+                (SessionState.BUSY.value, now, session_id),
+            )
+        return _get(conn, row["id"])
+
+    return op
+
+
+def _mark_delivered(prompt_id: str) -> Operation[PromptRecord]:
+    def op(conn: sqlite3.Connection) -> PromptRecord:
+        _locked(conn, prompt_id, {PromptState.SENDING}, "acknowledge")
+        now = to_db_time(utcnow())
+        conn.execute(
+            "UPDATE prompts SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?",
+            (PromptState.DELIVERED.value, now, now, prompt_id),
+        )
+        return _get(conn, prompt_id)
+
+    return op
+
+
+def _transition(
+    prompt_id: str, allowed: set[PromptState], verb: str, to: PromptState, error: str | None
+) -> Operation[PromptRecord]:
+    def op(conn: sqlite3.Connection) -> PromptRecord:
+        _locked(conn, prompt_id, allowed, verb)
+        _set(conn, prompt_id, to, error=error)
+        return _get(conn, prompt_id)
+
+    return op
+
+
+# ── helpers (inside a transaction) ──
+def _get(conn: sqlite3.Connection, prompt_id: str) -> PromptRecord:
+    row = conn.execute("SELECT * FROM prompts WHERE id = ?", (prompt_id,)).fetchone()
+    if row is None:
+        raise PromptNotFoundError(prompt_id)
+    return _prompt(row)
+
+
+def _check_room(conn: sqlite3.Connection, session_id: str, limit: int) -> None:
+    row = conn.execute(
+        "SELECT COUNT(*) AS n FROM prompts WHERE session_id = ? AND state IN (?, ?)",
+        (session_id, *_PENDING),
+    ).fetchone()
+    if int(row["n"]) >= limit:
+        raise QueueFullError(limit)
+
+
+def _next_position(conn: sqlite3.Connection, session_id: str) -> int:
+    row = conn.execute(
+        "SELECT COALESCE(MAX(position), 0) + 1 AS p FROM prompts WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
+    return int(row["p"])
+
+
+def _locked(
+    conn: sqlite3.Connection, prompt_id: str, allowed: set[PromptState], verb: str
+) -> PromptRecord:
+    current = _get(conn, prompt_id)
+    if current.state not in allowed:
+        raise QueueError(f"cannot {verb} prompt {prompt_id}: it is {current.state}", prompt_id)
+    return current
+
+
+def _set(
+    conn: sqlite3.Connection, prompt_id: str, state: PromptState, *, error: str | None = None
+) -> None:
+    conn.execute(
+        "UPDATE prompts SET state = ?, error = COALESCE(?, error), updated_at = ? WHERE id = ?",
+        (state.value, error, to_db_time(utcnow()), prompt_id),
+    )
 
 
 def _prompt(row: sqlite3.Row) -> PromptRecord:

@@ -28,6 +28,8 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
 from ..adapters._options import guard_of
 from ..adapters._turns import TurnWatchdog
@@ -50,6 +52,10 @@ from ._models import PromptRecord, SessionState
 from ._queue import PromptQueue
 
 STOP_TIMEOUT = 10.0
+ACK_WAIT = 15.0
+"""How long a turn's end waits for its prompt's ``delivered`` commit (> the busy timeout)."""
+CLAIM_SETTLE_TIMEOUT = 15.0
+"""How long a stopping session waits for a claim already being committed (> the busy timeout)."""
 
 Emit = Callable[[Event], Envelope]
 EmitPrompt = Callable[[PromptRecord], None]
@@ -69,6 +75,7 @@ class SessionRunner:
         set_state: SetState,
         on_end: OnEnd,
         idle_timeout: float | None = None,
+        track: Callable[[Future[Any]], None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.adapter = adapter
@@ -77,6 +84,8 @@ class SessionRunner:
         self._emit_prompt = emit_prompt
         self._set_state = set_state
         self._on_end = on_end
+        self._track = track
+        """Told of each claim under way, so reads of the session wait for it."""
         self.busy = False
         self.pending_approvals: dict[str, ApprovalRequested] = {}
         self.pending_questions: dict[str, QuestionAsked] = {}
@@ -86,6 +95,7 @@ class SessionRunner:
         self._idle.set()
         self._wake = asyncio.Event()
         self._acked: set[str] = set()
+        self._recording: dict[str, asyncio.Future[PromptRecord]] = {}
         self._pump_task: asyncio.Task[None] | None = None
         self._deliver_task: asyncio.Task[None] | None = None
         self._guard = guard_of(adapter)
@@ -133,6 +143,9 @@ class SessionRunner:
                 got_any = False
                 async for event in self.adapter.stream():
                     got_any = True
+                    if isinstance(event, TurnCompleted) and self._recording:
+                        # a turn's prompt is recorded delivered before its end is shown
+                        await asyncio.wait(list(self._recording.values()), timeout=ACK_WAIT)
                     self._handle(event)
                     if isinstance(event, SessionEnded):
                         await self._finish(event.reason, event.message, emitted=True)
@@ -203,7 +216,7 @@ class SessionRunner:
         while True:
             await self._idle.wait()
             self._wake.clear()  # before claiming, so a prompt queued meanwhile wakes us again
-            prompt = self.queue.claim_next(self.session_id)
+            prompt = await self._claim()
             if prompt is None:
                 await self._wake.wait()
                 continue
@@ -213,6 +226,23 @@ class SessionRunner:
             self._emit_prompt(prompt)
             self.watchdog.turn_started()
             await self._hand_over(prompt)
+
+    async def _claim(self) -> PromptRecord | None:
+        """Claim the next prompt; ``sending`` is durable before this returns (group commit)."""
+        future = self.queue.claim_next_soon(self.session_id)
+        if self._track is not None:
+            self._track(future)
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            # Stopped while the claim was under way: a claim not yet run is withdrawn; one that
+            # committed was never handed over, so it is settled like any cut-short hand-over.
+            if not future.cancel():
+                with contextlib.suppress(Exception):
+                    claimed = future.result(timeout=CLAIM_SETTLE_TIMEOUT)
+                    if claimed is not None:
+                        self._settle(claimed.id, "the session stopped before the hand-over")
+            raise
 
     async def _hand_over(self, prompt: PromptRecord) -> None:
         attachments = list(prompt.attachments) or None
@@ -245,29 +275,60 @@ class SessionRunner:
         self._ack(prompt.id)
 
     def _ack(self, prompt_id: str) -> None:
-        """The ack hook. Idempotent; a failing history write never causes a resend."""
+        """The ack hook. Idempotent; a failing history write never causes a resend.
+
+        ``delivered`` is submitted at once and announced when its commit is durable; the hook does
+        not wait for the fsync (a crash before it leaves the prompt ``indeterminate``)."""
         if prompt_id in self._acked:
             return
         self._acked.add(prompt_id)
+        self._record_ack(prompt_id, first=True)
+
+    def _record_ack(self, prompt_id: str, *, first: bool) -> None:
+        if prompt_id in self._recording:
+            return
         try:
-            self._emit_prompt(self.queue.mark_delivered(prompt_id))
+            future = asyncio.wrap_future(self.queue.mark_delivered_soon(prompt_id))
         except sqlite3.Error as exc:
+            self._ack_not_recorded(prompt_id, exc, first=first)
+            return
+        self._recording[prompt_id] = future
+        future.add_done_callback(lambda f: self._ack_done(prompt_id, f, first=first))
+
+    def _ack_done(
+        self, prompt_id: str, future: asyncio.Future[PromptRecord], *, first: bool
+    ) -> None:
+        self._recording.pop(prompt_id, None)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is None:
+            if prompt_id in self.unrecorded_acks:
+                self.unrecorded_acks.remove(prompt_id)
+            self._emit_prompt(future.result())
+        elif isinstance(exc, sqlite3.Error):
+            self._ack_not_recorded(prompt_id, exc, first=first)
+        else:
+            self._emit(WarningEvent(message=f"could not record the ack of {prompt_id}: {exc}"))
+
+    def _ack_not_recorded(self, prompt_id: str, exc: sqlite3.Error, *, first: bool) -> None:
+        if prompt_id not in self.unrecorded_acks:
             self.unrecorded_acks.append(prompt_id)
-            self._emit(
-                WarningEvent(
-                    code="history_write_failed",
-                    message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
-                    " it will not be sent again",
-                )
+        if not first:
+            return
+        self._emit(
+            WarningEvent(
+                code="history_write_failed",
+                message=f"prompt {prompt_id} was accepted but recording it failed ({exc});"
+                " it will not be sent again",
             )
+        )
+        if not self.busy:  # the turn already ended: retry the bookkeeping once now
+            self._record_ack(prompt_id, first=False)
 
     def _record_unrecorded_acks(self) -> None:
         for prompt_id in list(self.unrecorded_acks):
-            try:
-                self._emit_prompt(self.queue.mark_delivered(prompt_id))
-            except sqlite3.Error:
-                return
-            self.unrecorded_acks.remove(prompt_id)
+            self._record_ack(prompt_id, first=False)
 
     def _settle(self, prompt_id: str, reason: str) -> None:
         with contextlib.suppress(sqlite3.Error):

@@ -5,15 +5,22 @@ in the same event-loop iteration in one transaction (a batch is also written at 
 reaches ``MAX_BATCH``), then hands the batch to ``on_stored``: observers are told only after the
 commit, so what an observer saw is always in the transcript. Every read flushes the pending batch
 first, so a read never misses an appended event.
+
+With a :class:`~corral.sessions._writer.DbWriter` (the manager's), every write goes to the writer
+thread, so the event loop never holds or waits for SQLite's write lock: a batch of envelopes is
+submitted and ``on_stored`` runs on the loop once it is committed; a read waits for the writes
+still under way (:meth:`SessionStore.flush`), so it still sees every appended event.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -28,6 +35,7 @@ from ._models import (
     SessionState,
     ViewState,
 )
+from ._writer import DbWriter, Operation
 
 _attachments = msgspec.json.Decoder(tuple[Attachment, ...])
 _json = msgspec.json.Encoder()
@@ -38,22 +46,72 @@ MAX_BATCH = 1024
 #: Called with each batch after its transaction, and whether the write succeeded.
 OnStored = Callable[[list[Envelope], bool], None]
 
+T = TypeVar("T")
+
 
 class SessionStore:
     """Sessions, events and view state in one SQLite connection (see :mod:`corral._db`)."""
 
-    def __init__(self, conn: sqlite3.Connection, *, on_stored: OnStored | None = None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        on_stored: OnStored | None = None,
+        writer: DbWriter | None = None,
+    ) -> None:
         self.conn = conn
         self.on_stored = on_stored
+        self.writer = writer
         self._pending: list[Envelope] = []
         self._scheduled = False
+        self._in_flight: list[Future[Any]] = []
+        self._reported: list[asyncio.Future[Any]] = []
+
+    # ── writing ──
+    def _write(self, operation: Operation[T]) -> T:
+        """Run ``operation`` in a transaction and return once it is committed."""
+        if self.writer is None:
+            with transaction(self.conn):
+                return operation(self.conn)
+        return self.writer.submit(operation, durable=False).result()
+
+    def write_soon(self, operation: Operation[T]) -> Future[T]:
+        """Submit ``operation`` (to the writer, when there is one) without waiting for it; reads
+        wait for it (see :meth:`flush`)."""
+        if self.writer is None:
+            future: Future[T] = Future()
+            try:
+                future.set_result(self._write(operation))
+            except Exception as exc:
+                future.set_exception(exc)
+            return future
+        future = self.writer.submit(operation, durable=False)
+        self._in_flight.append(future)
+        future.add_done_callback(self._landed)
+        return future
+
+    def track(self, future: Future[Any]) -> None:
+        """Make reads wait for ``future`` too (a write submitted elsewhere, e.g. a claim)."""
+        self._in_flight.append(future)
+        future.add_done_callback(self._landed)
+
+    def _landed(self, future: Future[Any]) -> None:
+        with contextlib.suppress(ValueError):
+            self._in_flight.remove(future)
+
+    async def drain(self) -> None:
+        """Submit what is pending and wait until every batch is stored and reported."""
+        self.flush()
+        while self._reported:
+            await asyncio.gather(*self._reported, return_exceptions=True)
 
     # ── sessions ──
     def create(self, spec: SessionSpec, *, session_id: str | None = None) -> SessionRecord:
         sid = session_id or uuid.uuid4().hex
         now = to_db_time(utcnow())
-        with transaction(self.conn):
-            self.conn.execute(
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 """INSERT INTO sessions (id, adapter_id, model, effort, cwd, intent,
                    allowed_commands, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)""",
                 (
@@ -69,13 +127,20 @@ class SessionStore:
                     now,
                 ),
             )
-            self.conn.execute(
+            conn.execute(
                 "INSERT INTO session_view (session_id, updated_at) VALUES (?, ?)", (sid, now)
             )
+
+        self._write(op)
         return self.get(sid)
 
     def get(self, session_id: str) -> SessionRecord:
         self.flush()
+        return self.record(session_id)
+
+    def record(self, session_id: str) -> SessionRecord:
+        """:meth:`get` without waiting for the writes under way: its state and ``last_seq`` are
+        the committed ones, which may be a batch behind what was emitted."""
         row = self.conn.execute(
             "SELECT s.*, (SELECT COALESCE(MAX(seq), 0) FROM events e WHERE e.session_id = s.id)"
             " AS last_seq FROM sessions s WHERE s.id = ?",
@@ -94,6 +159,13 @@ class SessionStore:
         return [_session(r) for r in rows]
 
     def update(self, session_id: str, **fields: Any) -> None:
+        self._write(self._update(session_id, fields))
+
+    def update_soon(self, session_id: str, **fields: Any) -> Future[None]:
+        """:meth:`update`, submitted (see :meth:`write_soon`)."""
+        return self.write_soon(self._update(session_id, fields))
+
+    def _update(self, session_id: str, fields: dict[str, Any]) -> Operation[None]:
         allowed = {"state", "agent_session_id", "agent_info", "last_error", "model", "owner_pid"}
         if not fields or set(fields) - allowed:
             raise ValueError(f"cannot update {sorted(set(fields) - allowed)}")
@@ -104,13 +176,14 @@ class SessionStore:
             for k, v in fields.items()
         ]
         sets = ", ".join(f"{k} = ?" for k in fields)
-        with transaction(self.conn):
-            cur = self.conn.execute(
-                f"UPDATE sessions SET {sets}, updated_at = ? WHERE id = ?",
-                (*values, to_db_time(utcnow()), session_id),
-            )
-        if cur.rowcount == 0:
-            raise SessionNotFoundError(session_id)
+        sql = f"UPDATE sessions SET {sets}, updated_at = ? WHERE id = ?"
+
+        def op(conn: sqlite3.Connection) -> None:
+            cur = conn.execute(sql, (*values, to_db_time(utcnow()), session_id))
+            if cur.rowcount == 0:
+                raise SessionNotFoundError(session_id)
+
+        return op
 
     def live_owners(self) -> dict[str, int | None]:
         """Sessions recorded as live, with the pid of the process that runs them."""
@@ -121,61 +194,84 @@ class SessionStore:
         return {r["id"]: r["owner_pid"] for r in rows}
 
     def mark_disconnected(self, session_ids: Iterable[str]) -> None:
-        with transaction(self.conn):
-            self.conn.executemany(
+        rows = [(SessionState.DISCONNECTED.value, to_db_time(utcnow()), i) for i in session_ids]
+        self._write(
+            lambda conn: conn.executemany(
                 "UPDATE sessions SET state = ?, owner_pid = NULL, updated_at = ? WHERE id = ?",
-                [(SessionState.DISCONNECTED.value, to_db_time(utcnow()), i) for i in session_ids],
+                rows,
             )
+        )
 
     # ── events ──
     def append_soon(self, envelope: Envelope) -> None:
         """Queue ``envelope`` for the next group commit (see the module docstring)."""
         self._pending.append(envelope)
         if len(self._pending) >= MAX_BATCH:
-            self.flush()
+            self._submit_pending()
             return
         if self._scheduled:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop: nothing to batch with
-            self.flush()
+            self._submit_pending()
             return
         self._scheduled = True
-        loop.call_soon(self.flush)
+        loop.call_soon(self._submit_pending)
 
     def flush(self) -> None:
-        """Store the pending envelopes in one transaction, then report them to ``on_stored``."""
+        """Store the pending envelopes in one transaction, then report them to ``on_stored``.
+
+        With a writer: the batch is submitted and reported from the loop once committed, and this
+        returns after every write under way is committed (a read after it sees them)."""
+        self._submit_pending()
+        for future in list(self._in_flight):
+            with contextlib.suppress(Exception):  # reported by the write's own callback
+                future.result()
+
+    def _submit_pending(self) -> None:
         self._scheduled = False
         if not self._pending:
             return
         batch, self._pending = self._pending, []
+        if self.writer is None:
+            try:
+                self.append_events(batch)
+            except sqlite3.Error:
+                self._report(batch, False)
+            else:
+                self._report(batch, True)
+            return
         try:
-            self.append_events(batch)
-            stored = True
+            future = self.append_events_soon(batch)
         except sqlite3.Error:
-            stored = False
+            self._report(batch, False)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop to report on: wait here
+            self._report(batch, future.exception() is None)
+            return
+        reported = asyncio.wrap_future(future, loop=loop)
+        self._reported.append(reported)
+        reported.add_done_callback(lambda f: self._after_write(batch, f))
+
+    def _after_write(self, batch: list[Envelope], future: asyncio.Future[Any]) -> None:
+        self._reported.remove(future)
+        self._report(batch, not future.cancelled() and future.exception() is None)
+
+    def _report(self, batch: list[Envelope], stored: bool) -> None:
         if self.on_stored is not None:
             self.on_stored(batch, stored)
 
     def append_events(self, envelopes: Iterable[Envelope]) -> None:
-        rows = [
-            (
-                e.session_id,
-                e.seq,
-                to_db_time(e.ts),
-                e.source,
-                e.event.__struct_config__.tag,
-                encode(e),
-            )
-            for e in envelopes
-        ]
-        with transaction(self.conn):
-            self.conn.executemany(
-                "INSERT INTO events (session_id, seq, ts, source, type, envelope)"
-                " VALUES (?,?,?,?,?,?)",
-                rows,
-            )
+        rows = _rows(envelopes)
+        self._write(lambda conn: _insert(conn, rows))
+
+    def append_events_soon(self, envelopes: Iterable[Envelope]) -> Future[None]:
+        """:meth:`append_events`, submitted (see :meth:`write_soon`)."""
+        rows = _rows(envelopes)
+        return self.write_soon(lambda conn: _insert(conn, rows))
 
     def events(
         self, session_id: str, *, after: int = 0, limit: int | None = None
@@ -213,8 +309,8 @@ class SessionStore:
 
     def save_view(self, session_id: str, view: ViewState) -> ViewState:
         self.get(session_id)
-        with transaction(self.conn):
-            self.conn.execute(
+        self._write(
+            lambda conn: conn.execute(
                 """INSERT INTO session_view (session_id, draft_text, draft_attachments, edit_target,
                    scroll_position, follow, updated_at) VALUES (?,?,?,?,?,?,?)
                    ON CONFLICT(session_id) DO UPDATE SET draft_text = excluded.draft_text,
@@ -231,7 +327,22 @@ class SessionStore:
                     to_db_time(utcnow()),
                 ),
             )
+        )
         return self.view(session_id)
+
+
+def _rows(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:
+    return [
+        (e.session_id, e.seq, to_db_time(e.ts), e.source, e.event.__struct_config__.tag, encode(e))
+        for e in envelopes
+    ]
+
+
+def _insert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    conn.executemany(
+        "INSERT INTO events (session_id, seq, ts, source, type, envelope) VALUES (?,?,?,?,?,?)",
+        rows,
+    )
 
 
 def _session(row: sqlite3.Row) -> SessionRecord:

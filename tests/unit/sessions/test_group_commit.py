@@ -86,7 +86,7 @@ async def test_manager_counts_failed_batches(manager: SessionManager) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
     before = manager.history_write_failures
-    manager.store.append_events = broken  # type: ignore[method-assign]
+    manager.store.append_events_soon = broken  # type: ignore[method-assign,assignment]
     envs = [manager.emit(sid, TextDelta(text=str(i))) for i in range(3)]
     await asyncio.sleep(0)
     assert manager.history_write_failures == before + 3

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from corral.errors import QueueError, QueueFullError, SessionError
 from corral.events import TextComplete, WarningEvent
-from corral.sessions import PromptState, SessionManager, SessionState
+from corral.sessions import PromptRecord, PromptState, SessionManager, SessionState
 from corral.testing.scripted_adapter import ScriptedAdapter
 
 from .conftest import is_type, new_session, prompt_state, resolver_for, wait_for
@@ -90,16 +91,18 @@ async def test_history_write_failure_after_acceptance_does_not_resend(
     sid = await new_session(manager)
     adapter = manager._runners[sid].adapter
     assert isinstance(adapter, ScriptedAdapter)
-    real = manager.queue.mark_delivered
+    real = manager.queue.mark_delivered_soon
     calls = {"n": 0}
 
-    def failing_once(prompt_id: str):  # type: ignore[no-untyped-def]
+    def failing_once(prompt_id: str) -> Future[PromptRecord]:
         calls["n"] += 1
-        if calls["n"] == 1:
-            raise sqlite3.OperationalError("disk I/O error")
+        if calls["n"] == 1:  # the group commit that held the ack failed
+            failed: Future[PromptRecord] = Future()
+            failed.set_exception(sqlite3.OperationalError("disk I/O error"))
+            return failed
         return real(prompt_id)
 
-    monkeypatch.setattr(manager.queue, "mark_delivered", failing_once)
+    monkeypatch.setattr(manager.queue, "mark_delivered_soon", failing_once)
     p = manager.send(sid, "once")
     warning = await wait_for(manager, sid, is_type("warning"))
     assert isinstance(warning[0].event, WarningEvent)
@@ -118,10 +121,10 @@ async def test_history_write_failure_then_crash_is_indeterminate(
     async with SessionManager(db_path, resolver=resolver_for(cls)) as mgr:
         sid = await new_session(mgr)
 
-        def always_fail(prompt_id: str) -> None:
+        def always_fail(prompt_id: str) -> Future[PromptRecord]:
             raise sqlite3.OperationalError("disk full")
 
-        monkeypatch.setattr(mgr.queue, "mark_delivered", always_fail)
+        monkeypatch.setattr(mgr.queue, "mark_delivered_soon", always_fail)
         p = mgr.send(sid, "accepted")
         await wait_for(mgr, sid, is_type("turn.completed"))
         adapter = mgr._runners[sid].adapter
