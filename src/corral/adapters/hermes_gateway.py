@@ -27,7 +27,7 @@ import asyncio
 import base64
 import contextlib
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
@@ -52,17 +52,15 @@ from ..events import (
     ErrorEvent,
     Event,
     QuestionAnswered,
-    SessionEnded,
     SessionStarted,
-    Usage,
     WarningEvent,
 )
-from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols._hermes_gateway_tools import CHOICE_DECISIONS
 from ..protocols.hermes_gateway import HermesGatewayParser
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._outbox import EventOutbox
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
 
@@ -102,7 +100,7 @@ def build_gateway_argv(binary: str) -> list[str]:
     return [gateway_python(binary), "-m", "tui_gateway.entry"]
 
 
-class HermesGatewayAdapter(BaseAdapter):
+class HermesGatewayAdapter(EventOutbox, BaseAdapter):
     agent_id = "hermes-gateway"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     display_name = "Hermes Agent (TUI gateway)"
@@ -279,25 +277,6 @@ class HermesGatewayAdapter(BaseAdapter):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _emit(self, events: list[Event]) -> None:
-        for event in events:
-            if not self._ended:
-                self._queue.put_nowait(storable(event))
-
-    def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
-        if not self._ended:
-            self._queue.put_nowait(SessionEnded(reason=reason, exit_code=code, stderr_tail=tail))
-            self._ended = True
-
-    async def stream(self) -> AsyncIterator[Event]:
-        while True:
-            event = await self._queue.get()
-            if isinstance(event, Usage):
-                self._usage.add(event)
-            yield event
-            if isinstance(event, SessionEnded):
-                return
-
     # ── requests ──
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         if self.client is None:
@@ -413,7 +392,7 @@ class HermesGatewayAdapter(BaseAdapter):
         self._emit([QuestionAnswered(request_id=request_id, answers=answers)])
 
     async def get_usage(self) -> UsageTotals:
-        return self._usage.copy()
+        return self._usage.copy() if self._usage is not None else UsageTotals()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.transport is not None and self.transport.returncode is None

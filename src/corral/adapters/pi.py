@@ -17,7 +17,7 @@ import base64
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar, Unpack
 
 from .._process import (
@@ -38,17 +38,15 @@ from ..events import (
     EndReason,
     ErrorEvent,
     Event,
-    SessionEnded,
     SessionStarted,
-    Usage,
 )
-from ..events._text import storable
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ..protocols.pi_rpc import PiRpcParser
 from ._handoff_terminal import TerminalHandoff
 from ._model_info import ModelInfo, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
+from ._outbox import EventOutbox
 from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
@@ -90,7 +88,7 @@ def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
 
 
 @store_hooks("_store_pi")
-class PiAdapter(TerminalHandoff, BaseAdapter):
+class PiAdapter(TerminalHandoff, EventOutbox, BaseAdapter):
     agent_id = "pi"
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
@@ -243,25 +241,6 @@ class PiAdapter(TerminalHandoff, BaseAdapter):
         else:
             self._end(EndReason.FAILED, code, self.transport.stderr_tail)
 
-    def _emit(self, events: list[Event]) -> None:
-        for event in events:
-            if not self._ended:
-                self._queue.put_nowait(storable(event))
-
-    def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
-        if not self._ended:
-            self._queue.put_nowait(SessionEnded(reason=reason, exit_code=code, stderr_tail=tail))
-            self._ended = True
-
-    async def stream(self) -> AsyncIterator[Event]:
-        while True:
-            event = await self._queue.get()
-            if isinstance(event, Usage):
-                self._usage.add(event)
-            yield event
-            if isinstance(event, SessionEnded):
-                return
-
     # ── commands ──
     async def _write(self, command: dict[str, Any]) -> None:
         if self.transport is None:
@@ -379,7 +358,7 @@ class PiAdapter(TerminalHandoff, BaseAdapter):
         return out
 
     async def get_usage(self) -> UsageTotals:
-        return self._usage.copy()
+        return self._usage.copy() if self._usage is not None else UsageTotals()
 
     async def query_status(self) -> dict[str, Any]:
         alive = self.transport is not None and self.transport.returncode is None

@@ -30,7 +30,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, ClassVar, Unpack
 
@@ -43,16 +43,15 @@ from ..events import (
     AgentInfo,
     EndReason,
     Event,
-    SessionEnded,
     SessionStarted,
     StopReason,
     WarningEvent,
 )
-from ..events._text import storable
 from ..intents import Intent, refusals
 from ..manifests import Manifest, parse_manifest
 from ..protocols.shell_screen import ScreenParser
 from ._options import LaunchArgs
+from ._outbox import EventOutbox
 from ._shell_profile import ShellProfile, shell_profile
 from .base import Attachment, BaseAdapter
 
@@ -85,7 +84,7 @@ def builtin_manifest(adapter_id: str) -> Manifest:
     return parse_manifest(json.loads(item.read_text("utf-8")), source=item.name)
 
 
-class ShellAdapter(BaseAdapter, abstract=True):
+class ShellAdapter(EventOutbox, BaseAdapter, abstract=True):
     """A terminal program driven as a user would; subclasses name their manifest."""
 
     manifest_id: ClassVar[str]
@@ -259,23 +258,6 @@ class ShellAdapter(BaseAdapter, abstract=True):
             self._emit(self.parser.end_turn(reason, error))
         self._cancel_at = None
         self._turn_done.set()
-
-    def _emit(self, events: list[Event]) -> None:
-        for event in events:
-            if not self._ended:
-                self._queue.put_nowait(storable(event))
-
-    def _end(self, reason: EndReason, code: int | None, tail: str | None) -> None:
-        if not self._ended:
-            self._queue.put_nowait(SessionEnded(reason=reason, exit_code=code, stderr_tail=tail))
-            self._ended = True
-
-    async def stream(self) -> AsyncIterator[Event]:
-        while True:
-            event = await self._queue.get()
-            yield event
-            if isinstance(event, SessionEnded):
-                return
 
     # ── prompts ──
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
