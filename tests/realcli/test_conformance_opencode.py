@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _conformance_check import check_suite
 
 from corral.testing.conformance import run_conformance
 from corral.testing.conformance._targets import SPECS, build_target
-from corral.testing.conformance._types import Outcome
 
 MUST_PASS = {
     "text",
@@ -39,12 +39,4 @@ MUST_PASS = {
 async def test_conformance_opencode(agent_bin: Callable[[str], Path]) -> None:
     agent_bin("opencode")  # skip (fail under CI=true) when the pinned CLI is missing
     results = await run_conformance([build_target(SPECS["opencode"])])
-    table = "\n".join(
-        f"{r.scenario:18s} {r.outcome.value:12s} {r.seconds:5.1f}s {r.reason or ''}"
-        for r in results
-    )
-    assert not [r for r in results if r.outcome is Outcome.FAIL], f"failures:\n{table}"
-    assert not [r for r in results if r.contradicts_declaration], table
-    passed = {r.scenario for r in results if r.outcome is Outcome.PASS}
-    assert passed >= MUST_PASS, f"expected to pass: {MUST_PASS - passed}\n{table}"
-    assert {r.scenario for r in results if r.declared} <= passed, table
+    check_suite(results, MUST_PASS)

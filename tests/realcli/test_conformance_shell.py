@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _conformance_check import check_suite
 
 from corral.events import StopReason
 from corral.testing import FakeModelServer
@@ -18,24 +19,13 @@ from corral.testing.conformance._runner import make_workspace
 from corral.testing.conformance._scenarios import HELLO, scenario_names
 from corral.testing.conformance._session import LiveSession
 from corral.testing.conformance._targets import SPECS, build_target
-from corral.testing.conformance._types import Outcome
 
 MUST_PASS = {"text", "follow-up", "cancel-mid-turn"}
 
 
 async def _conform(agent: str) -> None:
     results = await run_conformance([build_target(SPECS[agent])])
-    table = "\n".join(
-        f"{r.scenario:18s} {r.outcome.value:12s} {r.seconds:5.1f}s {r.reason or ''}"
-        for r in results
-    )
-    assert not [r for r in results if r.outcome is Outcome.FAIL], f"failures:\n{table}"
-    assert not [r for r in results if r.contradicts_declaration], table
-    passed = {r.scenario for r in results if r.outcome is Outcome.PASS}
-    assert passed == MUST_PASS, table
-    unsupported = {r.scenario for r in results if r.outcome is Outcome.UNSUPPORTED}
-    assert unsupported == set(scenario_names()) - MUST_PASS, table
-    assert all(r.reason for r in results if r.outcome is Outcome.UNSUPPORTED), table
+    check_suite(results, MUST_PASS, set(scenario_names()) - MUST_PASS)
 
 
 @pytest.mark.realcli("aider")
