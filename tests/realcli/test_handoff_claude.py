@@ -114,9 +114,15 @@ async def test_claude_terminal_session_taken_over_and_continued_in_terminal(
                     ]
 
                 await until(lambda: FIRST in mirrored_prompts(), 30, "the mirrored history")
-                assert any(
-                    isinstance(e.event, TextComplete) and e.source == "terminal"
-                    for e in mgr.events(sid)
+                # Claude writes the reply to its store after the prompt, so the mirror can hold
+                # the prompt a poll before the reply: wait for it, within a bound.
+                await until(
+                    lambda: any(
+                        isinstance(e.event, TextComplete) and e.source == "terminal"
+                        for e in mgr.events(sid)
+                    ),
+                    30,
+                    "the mirrored reply",
                 )
                 await type_prompt(tty, SECOND)
                 await until(lambda: SECOND in mirrored_prompts(), 120, "the live mirror", tty)
