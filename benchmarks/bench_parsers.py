@@ -7,13 +7,18 @@ recorded fixtures under ``tests/fixtures/transcripts/<agent>/<version>/``, encod
 repeated until there are at least ``--lines`` of them. Two pipelines run on the same bytes in the same
 process (best of ``--repeat``, the pipelines taking turns):
 
-* ``msgspec decode``  ``msgspec.json.decode(line)`` and nothing else (the anchor)
+* ``msgspec decode``  ``msgspec.json.decode(line)`` of each agent line and nothing else (the anchor)
 * ``corral``          corral's own decoder (``corral._process._decode.loads``, what every driver
                       uses), then the parser entry point the driver calls for that line
 
 A fresh parser is made for each recorded transcript, as a driver makes one per session, so state such
-as open turns and tool calls is exercised the way it is live. The ratio printed is corral's lines/s
-over the anchor's; issue 20's goal is >= 0.7 for every protocol.
+as open turns and tool calls is exercised the way it is live. What the driver sent (``"dir": "in"``:
+a Claude control message, an OpenCode HTTP exchange, a Pi command) goes to the parser's
+``feed_sent`` in its recorded place, already an object as it is in the driver, and ``finish()``
+(where the parser has one) ends each transcript; only the agent's lines are counted and decoded by the anchor. (Without the
+sent lines the OpenCode parser follows no session and drops every event, which is not the work a
+driver asks of it.) The ratio printed is corral's lines/s over the anchor's; issue 20's goal is
+>= 0.7 for every protocol.
 
 Two ceilings are printed beside it, on the same lines and against the same anchor: ``loads`` is
 corral's decoder alone (no parser at all), ``1 event`` is the decoder and a parser entry point that
@@ -85,51 +90,78 @@ _decode = msgspec.json.decode
 _encode = msgspec.json.encode
 
 
-def transcripts(protocol: Protocol) -> list[list[bytes]]:
-    """The agent's lines of every recorded transcript of ``protocol``, one list per file."""
-    found: list[list[bytes]] = []
+Run = tuple[Any, list[bytes]]
+"""What the driver sent (``None`` at the start of a transcript), and the agent's lines after it."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    lines: list[bytes]
+    """The agent's lines, in order (what the anchor decodes)."""
+    runs: list[Run]
+    """The same lines, split where the driver sent something."""
+
+
+def transcripts(protocol: Protocol) -> list[Transcript]:
+    """Every recorded transcript of ``protocol`` that has agent lines."""
+    found: list[Transcript] = []
     for agent in protocol.agents:
         for path in sorted((TRANSCRIPTS / agent).rglob("*.jsonl")):
             if not protocol.include(path.stem):
                 continue
-            lines = []
+            lines: list[bytes] = []
+            runs: list[Run] = [(None, [])]
             for raw in path.read_bytes().splitlines():
                 entry = _decode(raw)
-                if entry.get("dir") == "out" and "line" in entry:
-                    lines.append(_encode(entry["line"]))
+                if "line" not in entry:
+                    continue
+                if entry.get("dir") == "out":
+                    line = _encode(entry["line"])
+                    lines.append(line)
+                    runs[-1][1].append(line)
+                elif entry.get("dir") == "in":
+                    runs.append((entry["line"], []))
             if lines:
-                found.append(lines)
+                found.append(Transcript(lines, runs))
     return found
 
 
-def workload(protocol: Protocol, minimum: int) -> list[list[bytes]]:
+def workload(protocol: Protocol, minimum: int) -> list[Transcript]:
     base = transcripts(protocol)
     if not base:
         raise SystemExit(f"no recorded transcripts for {protocol.name} under {TRANSCRIPTS}")
-    sessions: list[list[bytes]] = []
+    sessions: list[Transcript] = []
     total = 0
     while total < minimum:
-        for lines in base:
-            sessions.append(lines)
-            total += len(lines)
+        for transcript in base:
+            sessions.append(transcript)
+            total += len(transcript.lines)
     return sessions
 
 
-def time_decode(sessions: list[list[bytes]]) -> float:
+def time_decode(sessions: list[Transcript]) -> float:
     start = time.perf_counter()
-    for lines in sessions:
-        for line in lines:
+    for transcript in sessions:
+        for line in transcript.lines:
             _decode(line)
     return time.perf_counter() - start
 
 
-def time_corral(protocol: Protocol, sessions: list[list[bytes]]) -> float:
+def time_corral(protocol: Protocol, sessions: list[Transcript]) -> float:
     make, entry = protocol.make, protocol.entry
     start = time.perf_counter()
-    for lines in sessions:
-        feed = entry(make())
-        for line in lines:
-            feed(loads(line))
+    for transcript in sessions:
+        parser = make()
+        feed = entry(parser)
+        sent = getattr(parser, "feed_sent", None)
+        finish = getattr(parser, "finish", None)
+        for command, lines in transcript.runs:
+            if command is not None and sent is not None:
+                sent(command)
+            for line in lines:
+                feed(loads(line))
+        if finish is not None:
+            finish()
     return time.perf_counter() - start
 
 
@@ -141,19 +173,19 @@ class _OneEvent:
         return [TextDelta(text="", raw=obj)]
 
 
-def time_loads(sessions: list[list[bytes]]) -> float:
+def time_loads(sessions: list[Transcript]) -> float:
     start = time.perf_counter()
-    for lines in sessions:
-        for line in lines:
+    for transcript in sessions:
+        for line in transcript.lines:
             loads(line)
     return time.perf_counter() - start
 
 
-def time_one_event(sessions: list[list[bytes]]) -> float:
+def time_one_event(sessions: list[Transcript]) -> float:
     start = time.perf_counter()
-    for lines in sessions:
+    for transcript in sessions:
         feed = _OneEvent().feed
-        for line in lines:
+        for line in transcript.lines:
             feed(loads(line))
     return time.perf_counter() - start
 
@@ -167,7 +199,7 @@ def run(lines: int, repeat: int) -> list[dict[str, Any]]:
     print(header)
     for protocol in PROTOCOLS:
         sessions = workload(protocol, lines)
-        count = sum(len(s) for s in sessions)
+        count = sum(len(s.lines) for s in sessions)
         time_corral(protocol, sessions[:2])  # warm caches and lazy imports
         time_one_event(sessions[:2])
         # Best of ``repeat`` for each pipeline, the pipelines taking turns, so that a busy spell
