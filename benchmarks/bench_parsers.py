@@ -15,7 +15,8 @@ A fresh parser is made for each recorded transcript, as a driver makes one per s
 as open turns and tool calls is exercised the way it is live. What the driver sent (``"dir": "in"``:
 a Claude control message, an OpenCode HTTP exchange, a Pi command) goes to the parser's
 ``feed_sent`` in its recorded place, already an object as it is in the driver, and ``finish()``
-(where the parser has one) ends each transcript; only the agent's lines are counted and decoded by the anchor. (Without the
+(where the parser has one) ends each transcript (ACP: the ids of the prompts we sent, so that only a prompt's response goes
+to ``prompt_result``, as in the driver); only the agent's lines are counted and decoded by the anchor. (Without the
 sent lines the OpenCode parser follows no session and drops every event, which is not the work a
 driver asks of it.) The ratio printed is corral's lines/s over the anchor's; issue 20's goal is
 >= 0.7 for every protocol.
@@ -23,13 +24,15 @@ driver asks of it.) The ratio printed is corral's lines/s over the anchor's; iss
 Two ceilings are printed beside it, on the same lines and against the same anchor: ``loads`` is
 corral's decoder alone (no parser at all), ``1 event`` is the decoder and a parser entry point that
 makes one ``TextDelta`` per line and nothing else, through the same ``total()`` wrapper and storable
-check every parser has. No parser that makes an event per line can beat the second.
+check every parser has. No parser that makes an event per line can beat the second. ``typed`` is
+the floor of the other design decision 041 weighs: the line decoded into a struct of its
+discriminators only, its UTF-8 checked, and one event whose ``raw`` is the line's bytes
+(``msgspec.Raw``, decoded when read) instead of the decoded object.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +44,7 @@ import msgspec
 
 from corral._process._decode import loads
 from corral.events import Event, TextDelta
+from corral.events._fields import _Clean
 from corral.protocols._total import total
 from corral.protocols.acp import AcpParser
 from corral.protocols.claude_stream_json import ClaudeStreamParser
@@ -67,6 +71,26 @@ class Protocol:
     """The parser entry point a driver calls with one decoded line."""
 
 
+class _AcpDriver:
+    """The driver's dispatch of ACP messages (``adapters._acp``): notifications and permission
+    requests as ``corral.testing.fuzz.acp_feed`` routes them, and a response to the parser only
+    when it answers a ``session/prompt`` we sent (the JSON-RPC client keeps the others)."""
+
+    def __init__(self) -> None:
+        self.parser = AcpParser()
+        self._prompts: set[Any] = set()
+
+    def feed_sent(self, msg: Any) -> None:
+        if type(msg) is dict and msg.get("method") == "session/prompt":
+            self._prompts.add(msg.get("id"))
+
+    def feed(self, msg: Any) -> list[Event]:
+        if type(msg) is dict and "method" not in msg:
+            if msg.get("id") not in self._prompts:
+                return []
+        return acp_feed(self.parser, msg)
+
+
 PROTOCOLS = (
     Protocol("claude-stream-json", ("claude", "qwen"), ClaudeStreamParser),
     Protocol(
@@ -76,12 +100,7 @@ PROTOCOLS = (
         include=lambda name: not name.startswith("exec-"),
     ),
     Protocol("codex-exec", ("codex",), ExecParser, include=lambda name: name.startswith("exec-")),
-    Protocol(
-        "acp",
-        ("gemini", "qwen-acp", "opencode-acp", "hermes"),
-        AcpParser,
-        entry=lambda parser: functools.partial(acp_feed, parser),
-    ),
+    Protocol("acp", ("gemini", "qwen-acp", "opencode-acp", "hermes"), _AcpDriver),
     Protocol("opencode-sse", ("opencode",), OpenCodeSseParser),
     Protocol("pi-rpc", ("pi",), PiRpcParser),
 )
@@ -173,6 +192,32 @@ class _OneEvent:
         return [TextDelta(text="", raw=obj)]
 
 
+class _Head(msgspec.Struct):
+    """The discriminators of every protocol's lines (``type``; JSON-RPC ``method``), nothing else."""
+
+    type: Any = None
+    method: Any = None
+
+
+_head = msgspec.json.Decoder(_Head).decode
+
+
+class _TypedEvent:
+    """The least a typed pipeline can do for a line it shows: decode the line's discriminators
+    into a struct (msgspec skips the rest without building it), check the bytes are UTF-8 (a
+    typed decode does not look inside what it skips), and make one event whose ``raw`` is the
+    line's bytes, to be decoded only when someone reads it."""
+
+    @total
+    def feed(self, line: bytes) -> list[Event]:
+        _head(line)
+        if not line.isascii():
+            line.decode()
+        raw = msgspec.Raw(line)
+        _Clean.value = raw  # storable: the line was decoded and its UTF-8 checked
+        return [TextDelta(text="", raw=raw)]
+
+
 def time_loads(sessions: list[Transcript]) -> float:
     start = time.perf_counter()
     for transcript in sessions:
@@ -190,11 +235,20 @@ def time_one_event(sessions: list[Transcript]) -> float:
     return time.perf_counter() - start
 
 
+def time_typed(sessions: list[Transcript]) -> float:
+    start = time.perf_counter()
+    for transcript in sessions:
+        feed = _TypedEvent().feed
+        for line in transcript.lines:
+            feed(line)
+    return time.perf_counter() - start
+
+
 def run(lines: int, repeat: int) -> list[dict[str, Any]]:
     results = []
     header = (
         f"{'protocol':<20} {'lines':>8} {'decode l/s':>12} {'corral l/s':>12} {'ratio':>6}  "
-        f"{'goal':<18} ceilings: {'loads':>5} {'1 event':>7}"
+        f"{'goal':<18} ceilings: {'loads':>5} {'1 event':>7} {'typed':>5}"
     )
     print(header)
     for protocol in PROTOCOLS:
@@ -202,21 +256,24 @@ def run(lines: int, repeat: int) -> list[dict[str, Any]]:
         count = sum(len(s.lines) for s in sessions)
         time_corral(protocol, sessions[:2])  # warm caches and lazy imports
         time_one_event(sessions[:2])
+        time_typed(sessions[:2])
         # Best of ``repeat`` for each pipeline, the pipelines taking turns, so that a busy spell
         # on a shared machine does not fall on one of them only.
-        anchor = only_loads_t = one_event_t = ours = float("inf")
+        anchor = only_loads_t = one_event_t = typed_t = ours = float("inf")
         for _ in range(repeat):
             anchor = min(anchor, time_decode(sessions))
             only_loads_t = min(only_loads_t, time_loads(sessions))
             one_event_t = min(one_event_t, time_one_event(sessions))
+            typed_t = min(typed_t, time_typed(sessions))
             ours = min(ours, time_corral(protocol, sessions))
         ratio = anchor / ours
         only_loads = anchor / only_loads_t
         one_event = anchor / one_event_t
+        typed = anchor / typed_t
         met = "met" if ratio >= GOAL else f"missed (< {GOAL})"
         print(
             f"{protocol.name:<20} {count:>8} {count / anchor:>12,.0f} {count / ours:>12,.0f}"
-            f" {ratio:>6.2f}  {met:<18}           {only_loads:>5.2f} {one_event:>7.2f}"
+            f" {ratio:>6.2f}  {met:<18}           {only_loads:>5.2f} {one_event:>7.2f} {typed:>5.2f}"
         )
         results.append(
             {
@@ -225,6 +282,7 @@ def run(lines: int, repeat: int) -> list[dict[str, Any]]:
                 "ratio": ratio,
                 "ceiling_loads": only_loads,
                 "ceiling_one_event": one_event,
+                "ceiling_typed": typed,
             }
         )
     return results
