@@ -85,9 +85,8 @@ class _AcpDriver:
             self._prompts.add(msg.get("id"))
 
     def feed(self, msg: Any) -> list[Event]:
-        if type(msg) is dict and "method" not in msg:
-            if msg.get("id") not in self._prompts:
-                return []
+        if type(msg) is dict and "method" not in msg and msg.get("id") not in self._prompts:
+            return []
         return acp_feed(self.parser, msg)
 
 
