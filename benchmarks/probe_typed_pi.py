@@ -1,7 +1,7 @@
 """A design probe for decision 041, not a parser corral uses: Pi RPC lines decoded into per-type
 ``msgspec.Struct`` values, ``raw`` kept as the line's bytes.
 
-    python -m benchmarks.probe_typed_pi [--lines 60000] [--repeat 5]
+    python -m benchmarks.probe_typed_pi [--lines 60000] [--repeat 5] [--clock cpu|wall]
 
 The lines that carry most of a Pi session (``message_update``, ``message_start``/``_end``,
 ``agent_start``/``_end``, ``turn_start``/``_end``) are decoded with a tagged union of structs that
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from typing import Any
 
 import msgspec
@@ -327,7 +326,7 @@ def check(probe: type[PiRpcParser]) -> tuple[int, int]:
 
 
 def _time_probe(probe: type[PiRpcParser], sessions: list[bench_parsers.Transcript]) -> float:
-    start = time.perf_counter()
+    start = bench_parsers.CLOCK[0]()
     for transcript in sessions:
         parser = probe()
         feed, sent = parser.feed_line, parser.feed_sent
@@ -337,14 +336,16 @@ def _time_probe(probe: type[PiRpcParser], sessions: list[bench_parsers.Transcrip
             for line in lines:
                 feed(line)
         parser.finish()
-    return time.perf_counter() - start
+    return bench_parsers.CLOCK[0]() - start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.probe_typed_pi")
     parser.add_argument("--lines", type=int, default=60_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--clock", choices=sorted(bench_parsers.CLOCKS), default="cpu")
     args = parser.parse_args(argv)
+    bench_parsers.CLOCK[0] = bench_parsers.CLOCKS[args.clock]
     failed = False
     for probe in (TypedPi, UnguardedPi, SkipPi):
         compared, differ = check(probe)
