@@ -56,6 +56,8 @@ class Pair:
     """Bare headless argv before the redirection's argv."""
     after: tuple[str, ...]
     """…and after it; the prompt is appended last."""
+    model: str = MODEL
+    """What ``corral run --model`` gets (the bare CLI runs the redirection's default model)."""
 
 
 PAIRS = (
@@ -65,6 +67,7 @@ PAIRS = (
     Pair("codex", "codex", ("exec", "--json", "--skip-git-repo-check"), ()),
     Pair("gemini", "gemini", (), ("--output-format", "stream-json", "--skip-trust", "-p")),
     Pair("opencode", "opencode", ("run", "--format", "json"), ()),
+    Pair("opencode-run", "opencode", ("run", "--format", "json"), (), "corral/fake-model"),
     Pair("pi", "pi", ("--mode", "json"), ("-p",)),
     Pair("hermes", "hermes", (), ("-z",)),
 )
@@ -141,7 +144,7 @@ def bare_argv(pair: Pair, binary: Path, extra: tuple[str, ...]) -> list[str]:
 
 def corral_argv(pair: Pair, binary: Path, extra: tuple[str, ...], cwd: Path) -> list[str]:
     argv = [sys.executable, "-m", "corral", "run", pair.adapter, PROMPT, "--json"]
-    argv += ["--binary", str(binary), "--model", MODEL, "--cwd", str(cwd)]
+    argv += ["--binary", str(binary), "--model", pair.model, "--cwd", str(cwd)]
     argv += [f"--agent-arg={arg}" for arg in extra]
     return argv
 
@@ -175,6 +178,8 @@ def run_pair(pair: Pair, server: FakeModelServer, repeat: int, timeout: float) -
         red.apply()
         env = red.environ({k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")})
         env["NO_COLOR"] = "1"
+        # As a shell in the repo would: OpenCode and Claude Code take $PWD as their project.
+        env["PWD"] = str(repo)
         # One untimed run of each warms the CLI's caches (node's compile cache, first-run files).
         measure(bare_argv(pair, binary, red.argv), env, repo, timeout)
         measure(corral_argv(pair, binary, red.argv, repo), env, repo, timeout)

@@ -24,6 +24,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "hermes": "corral.adapters.hermes:HermesAdapter",
     "hermes-gateway": "corral.adapters.hermes_gateway:HermesGatewayAdapter",
     "opencode": "corral.adapters.opencode:OpenCodeAdapter",
+    "opencode-run": "corral.adapters.opencode_run:OpenCodeRunAdapter",
     "pi": "corral.adapters.pi:PiAdapter",
     "kilo": "corral.adapters.kilo:KiloAdapter",
     "copilot": "corral.adapters.copilot:CopilotAdapter",

@@ -30,6 +30,7 @@ from ..protocols.claude_stream_json import ClaudeStreamParser
 from ..protocols.codex_app_server import AppServerParser
 from ..protocols.codex_exec import ExecParser
 from ..protocols.hermes_gateway import HermesGatewayParser
+from ..protocols.opencode_run import OpenCodeRunParser
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ..protocols.pi_rpc import PiRpcParser
 
@@ -116,6 +117,13 @@ TARGETS: dict[str, Target] = {
             OpenCodeSseParser,
             lambda p, obj: p.feed(obj),
             lambda p, obj: p.feed_sent(obj),
+        ),
+        Target(
+            "opencode-run",
+            ("opencode-run/*/*.jsonl",),
+            OpenCodeRunParser,
+            lambda p, obj: p.feed(obj),
+            lambda p, obj: [],
         ),
         Target(
             "hermes-gateway",

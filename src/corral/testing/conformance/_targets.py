@@ -20,6 +20,7 @@ from typing import Any
 
 from ...adapters.base import BaseAdapter, construct, supported_options
 from ...errors import AdapterNotFoundError
+from ...redirect._opencode_family import PROVIDER_ID as OPENCODE_PROVIDER
 from ...registry import Registry
 from ._types import Target
 
@@ -140,6 +141,35 @@ _HERMES_GATEWAY_APPROVAL_SCRIPTS = {
     )
 }
 
+_OPENCODE_SUBAGENT_SCRIPT = {
+    # OpenCode's sub-agent tool is ``task`` (agent ``general``), not the scenario's ``agent``.
+    "steps": [
+        {
+            "name": "delegate-task",
+            "match": {"turn": 1, "user_text_contains": "Delegate"},
+            "reply": {
+                "tool_calls": [
+                    {
+                        "name": "task",
+                        "arguments": {
+                            "description": "Say hi",
+                            "prompt": "Sub-agent: reply with a greeting.",
+                            "subagent_type": "general",
+                        },
+                    }
+                ]
+            },
+        },
+        {
+            "name": "sub",
+            "match": {"user_text_contains": "Sub-agent"},
+            "reply": {"text": "Hi from the sub-agent."},
+        },
+        {"name": "done", "match": {"last_is_tool_result": True}, "reply": {"text": "DONE"}},
+    ],
+    "default": {"text": "Hello from the scripted model."},
+}
+
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
@@ -235,6 +265,17 @@ SPECS: dict[str, TargetSpec] = {
             "opencode",
             # The redirect config allows every tool; the session's own ruleset asks instead.
             approval_init={"permission_mode": "ask"},
+        ),
+        TargetSpec(
+            "opencode-run",
+            "opencode-run",
+            "opencode",
+            unsupported={
+                "cancel-mid-turn": "run prints a text part only once it is finished, right before "
+                "the step ends: a cancel cannot land mid-turn (interrupt() still ends the process)",
+            },
+            model=f"{OPENCODE_PROVIDER}/{FAKE_MODEL}",
+            scripts={"subagent": _OPENCODE_SUBAGENT_SCRIPT},
         ),
         TargetSpec(
             "kilo",
