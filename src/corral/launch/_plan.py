@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import dataclass
 from ._env import (
     PROXY_MODULE,
     PROXY_TOKEN_PLACEHOLDER,
@@ -157,7 +157,7 @@ def build_plan(
     )
     entry = native(found, env) if native is not None and found is not None else None
     if entry is not None:
-        from dataclasses import replace
+        from .._record import replace
 
         launch = replace(
             launch,
