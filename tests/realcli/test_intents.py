@@ -296,12 +296,18 @@ ADAPTER = {
     "codex": "codex",
     "qwen": "qwen",
     "gemini": "gemini",
+    "gemini-exec": "gemini-exec",
     "qwen-acp": "qwen-acp",
     "codex-exec": "codex-exec",
     "opencode": "opencode",
     "opencode-acp": "opencode-acp",
 }
-REDIRECT = {"qwen-acp": "qwen", "codex-exec": "codex", "opencode-acp": "opencode"}
+REDIRECT = {
+    "qwen-acp": "qwen",
+    "codex-exec": "codex",
+    "gemini-exec": "gemini",
+    "opencode-acp": "opencode",
+}
 """Adapter ids whose CLI (and redirection) has another name."""
 
 

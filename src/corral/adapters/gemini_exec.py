@@ -123,17 +123,19 @@ class GeminiExecAdapter(EventOutbox, BaseAdapter):
     cap_cancel = True
 
     provides_models = False
-    models_unavailable = "gemini -p has no model listing; the Gemini ACP adapter (gemini) lists them"
+    models_unavailable = (
+        "gemini -p has no model listing; the Gemini ACP adapter (gemini) lists them"
+    )
     efforts_unavailable = "Gemini CLI takes no effort setting"
     provides_usage = True
 
     enforceable_intents = frozenset({Intent.FULL})
     intent_renderer = render_intent
     intent_refusals = refusals(
-        "gemini -p never asks: its default mode withholds every tool that would ask (no write_file,"
-        " replace or run_shell_command reaches the model), auto_edit allows every edit and yolo"
-        " every command, and no request reaches corral's guard; nothing between holds this"
-        " intent's grants (the ACP adapter, gemini, can)",
+        "gemini -p never asks and no request reaches corral's guard: its default mode withholds"
+        " every tool that would ask (0.61.0 offered the model no write_file, replace or"
+        " run_shell_command, so no read-only command either), auto_edit allows every edit, yolo"
+        " every command; no mode holds this intent's grants (the ACP adapter, gemini, holds ask and review)",
         Intent.ASK,
         Intent.REVIEW,
         Intent.WORK,
