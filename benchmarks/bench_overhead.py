@@ -64,6 +64,7 @@ PAIRS = (
     Pair("codex-exec", "codex", ("exec", "--json", "--skip-git-repo-check"), ()),
     Pair("codex", "codex", ("exec", "--json", "--skip-git-repo-check"), ()),
     Pair("gemini", "gemini", (), ("--output-format", "stream-json", "--skip-trust", "-p")),
+    Pair("gemini-exec", "gemini", (), ("--output-format", "stream-json", "--skip-trust", "-p")),
     Pair("opencode", "opencode", ("run", "--format", "json"), ()),
     Pair("pi", "pi", ("--mode", "json"), ("-p",)),
     Pair("hermes", "hermes", (), ("-z",)),
