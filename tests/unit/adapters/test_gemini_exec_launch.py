@@ -79,3 +79,16 @@ def test_capabilities_are_what_the_conformance_run_showed() -> None:
     caps = GeminiExecAdapter.capabilities()
     assert caps.resume and caps.cancel and caps.image_input
     assert not (caps.permissions or caps.interact or caps.input_during_turn or caps.thinking)
+
+
+def test_the_conformance_target_grants_yolo_unless_a_scenario_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    from corral.testing.conformance._targets import SPECS, build_target
+
+    target = build_target(SPECS["gemini-exec"], binary="gemini")
+    where = {"base_url": "http://127.0.0.1:9", "home": tmp_path, "cwd": tmp_path}
+    default = target.make_adapter(**where)
+    assert isinstance(default, GeminiExecAdapter) and default.permission_mode == "yolo"
+    chosen = target.make_adapter(**where, permission_mode="plan")
+    assert isinstance(chosen, GeminiExecAdapter) and chosen.permission_mode == "plan"
