@@ -297,6 +297,7 @@ ADAPTER = {
     "codex": "codex",
     "qwen": "qwen",
     "gemini": "gemini",
+    "gemini-exec": "gemini-exec",
     "qwen-acp": "qwen-acp",
     "codex-exec": "codex-exec",
     "opencode": "opencode",
@@ -306,6 +307,7 @@ ADAPTER = {
 REDIRECT = {
     "qwen-acp": "qwen",
     "codex-exec": "codex",
+    "gemini-exec": "gemini",
     "opencode-acp": "opencode",
     "opencode-run": "opencode",
 }

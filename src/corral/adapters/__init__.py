@@ -19,6 +19,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "codex": "corral.adapters.codex:CodexAdapter",
     "codex-exec": "corral.adapters.codex:CodexExecAdapter",
     "gemini": "corral.adapters.gemini:GeminiAdapter",
+    "gemini-exec": "corral.adapters.gemini_exec:GeminiExecAdapter",
     "qwen-acp": "corral.adapters.qwen_acp:QwenAcpAdapter",
     "opencode-acp": "corral.adapters.opencode_acp:OpenCodeAcpAdapter",
     "hermes": "corral.adapters.hermes:HermesAdapter",

@@ -29,6 +29,7 @@ from ..protocols.acp import AcpParser
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ..protocols.codex_app_server import AppServerParser
 from ..protocols.codex_exec import ExecParser
+from ..protocols.gemini_stream_json import GeminiStreamParser
 from ..protocols.hermes_gateway import HermesGatewayParser
 from ..protocols.opencode_run import OpenCodeRunParser
 from ..protocols.opencode_sse import OpenCodeSseParser
@@ -96,6 +97,13 @@ TARGETS: dict[str, Target] = {
             "codex-exec",
             ("codex/*/exec-*.jsonl",),
             ExecParser,
+            lambda p, obj: p.feed(obj),
+            lambda p, obj: [],
+        ),
+        Target(
+            "gemini-stream-json",
+            ("gemini-exec/*/*.jsonl",),
+            GeminiStreamParser,
             lambda p, obj: p.feed(obj),
             lambda p, obj: [],
         ),

@@ -48,6 +48,8 @@ class TargetSpec:
     """``prepare(home, cwd)`` after the redirection is applied (a TUI's first-run answers)."""
     model: str = FAKE_MODEL
     """The model name the adapter is launched with."""
+    launch_init: Mapping[str, Any] = field(default_factory=dict)
+    """Launch options every scenario's adapter gets (a scenario's own ``init`` wins)."""
 
 
 _ACP_NO_QUESTION = (
@@ -218,6 +220,19 @@ SPECS: dict[str, TargetSpec] = {
             turn_timeout=45.0,
         ),
         TargetSpec(
+            "gemini-exec",
+            "gemini-exec",
+            "gemini",
+            # gemini -p never asks; in its default mode the model is offered no tool that would
+            # ask (no write_file, no run_shell_command), so the tool scenarios run under yolo,
+            # as a person would with --vendor-permission-mode yolo.
+            launch_init={"permission_mode": "yolo"},
+            unsupported={
+                "input-during-turn": "gemini -p reads no input once started (one prompt per process)",
+            },
+            turn_timeout=45.0,
+        ),
+        TargetSpec(
             "qwen-acp",
             "qwen-acp",
             "qwen",
@@ -343,6 +358,8 @@ def build_target(
         red.apply()
         if spec.prepare is not None:
             spec.prepare(home, cwd)
+        for name, value in spec.launch_init.items():
+            init.setdefault(name, value)
         extra_args = [*red.argv, *init.pop("extra_args", [])]
         if "model" in supported_options(cls):  # a plain CLI picks its model its own way
             init.setdefault("model", spec.model)
