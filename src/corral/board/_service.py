@@ -74,9 +74,20 @@ class Board:
         if self.submit is None or not batch:
             return IngestResult(self._commit(batch), skipped)
         records: list[StoredEvent] = self.submit(append_op(batch)).result()
-        for record in records:
-            self.fanout.publish(record)
+        try:
+            done = asyncio.get_running_loop().create_future()
+        except RuntimeError:  # no loop, so no write of the loop's under way either
+            self._publish(records)
+        else:  # published after the writes submitted before it (lower ids)
+            done.set_result(records)
+            self._writes.append((done, self._publish))
+            self._landed(done)
         return IngestResult(records, skipped)
+
+    def _publish(self, records: list[StoredEvent] | BaseException) -> None:
+        if not isinstance(records, BaseException):
+            for record in records:
+                self.fanout.publish(record)
 
     async def ingest_grouped(self, body: bytes) -> IngestResult:
         """:meth:`ingest`, sharing one transaction with the POSTs that arrive in the same loop
