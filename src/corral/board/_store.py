@@ -40,6 +40,9 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     """``v1`` for a POSTed v1 event, ``envelope`` for a projected corral envelope."""
 
 
+INSERT_ROWS = 1000
+"""Rows of one multi-row ``INSERT`` at most (8 parameters each, under SQLite's 32,766)."""
+
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(StoredEvent).decode
 
@@ -81,11 +84,15 @@ def append_op(
                     _encode(record).decode(),
                 )
             )
-        conn.executemany(
-            "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        # One multi-row INSERT per chunk, not a step per row (each step is a GIL round trip on
+        # the manager's writer thread, decision 040).
+        for start in range(0, len(rows), INSERT_ROWS):
+            chunk = rows[start : start + INSERT_ROWS]
+            conn.execute(
+                "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
+                " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(chunk)),
+                [v for row in chunk for v in row],
+            )
         return out
 
     return op
