@@ -39,6 +39,10 @@ class ChunkTransport(AgentProcess, Protocol):
 
     async def close_stdin(self) -> None: ...
 
+    def close_stdout(self) -> None:
+        """Stop reading stdout for good (a reader gave up before EOF; its pipe must not leak)."""
+        ...
+
     async def wait(self, timeout: float | None = None) -> int: ...
 
     def signal_group(self, sig: signal.Signals) -> None: ...
@@ -69,6 +73,18 @@ class ChunkProcessTransport(ProcessTransport):
                 return
             self._tap("out", chunk)
             yield chunk
+
+    def close_stdout(self) -> None:
+        """Close the stdout pipe. A reader that stopped before EOF (a background child of the agent
+        held stdout open past the grace) leaves asyncio's pipe transport open: one descriptor per
+        turn, and a ResourceWarning when it is collected. Idempotent; a no-op before the start."""
+        proc = self._proc
+        # asyncio.subprocess.Process keeps its SubprocessTransport in ``_transport``; its
+        # ``get_pipe_transport(1)`` is stdout's read pipe (None once closed).
+        transport = getattr(proc, "_transport", None) if proc is not None else None
+        pipe = transport.get_pipe_transport(1) if transport is not None else None
+        if pipe is not None:
+            pipe.close()
 
 
 DEFAULT_CHUNK_TRANSPORT: ChunkTransportFactory = ChunkProcessTransport

@@ -204,6 +204,7 @@ class PlainAdapter(BaseAdapter, abstract=True):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(exited), EXIT_WAIT)
         finally:
+            read_to_eof = reader.done() and not reader.cancelled() and reader.exception() is None
             for task in (reader, exited):
                 if not task.done():
                     task.cancel()
@@ -211,6 +212,8 @@ class PlainAdapter(BaseAdapter, abstract=True):
                     await task
             # One process, one turn: nothing it started outlives the turn (its group, its strays).
             await transport.kill(1.0)
+            if not read_to_eof:
+                transport.close_stdout()
         code = transport.returncode
         for event in parser.finish(code, transport.stderr_tail, cancelled=self._cancelled):
             self._emit(event)

@@ -263,6 +263,9 @@ async def test_a_background_child_holding_stdout_does_not_hold_the_turn(tmp_path
     assert text(events) == "done"
     assert end(events).stop_reason is StopReason.END_TURN
     assert time.monotonic() - started < 6.0
+    # The reader gave up before EOF: the stdout pipe is closed anyway, not left to the collector.
+    proc = adapter._transport._proc  # type: ignore[union-attr]
+    assert proc is not None and proc._transport.get_pipe_transport(1).is_closing()  # type: ignore[attr-defined]
     await adapter.stop()
 
 

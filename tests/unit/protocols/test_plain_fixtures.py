@@ -77,6 +77,9 @@ class Replayed:
     async def write_line(self, data: bytes) -> None:
         pass
 
+    def close_stdout(self) -> None:
+        pass
+
     async def close_stdin(self) -> None:
         pass
 
