@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import mimetypes
 import signal
 import sys
 import uuid
@@ -61,6 +60,10 @@ def adapter_class(agent: str) -> type[BaseAdapter]:
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
+    if not paths:
+        return []
+    import mimetypes  # only for --image: not on the way to every spawn
+
     attachments = []
     for path in paths:
         if not path.is_file():
