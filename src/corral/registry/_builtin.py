@@ -17,7 +17,7 @@ id the registry's answer does not depend on any of it, by this precedence rule:
 
 So :func:`resolve_builtin` and :func:`builtin_manifest` give what ``Registry().resolve`` and
 ``Registry().manifest`` give, without reading anything but the one manifest;
-``tests/unit/registry/test_builtin.py`` compares them.
+``tests/unit/registry/test_builtin_resolve.py`` compares them.
 """
 
 from __future__ import annotations
