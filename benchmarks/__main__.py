@@ -81,6 +81,12 @@ def _parsers(args: argparse.Namespace) -> bool:
     return bool(bench_parsers.main(["--lines", "20000", "--repeat", "3"] if args.quick else []))
 
 
+def _typed_probe(args: argparse.Namespace) -> bool:
+    from . import probe_typed_pi
+
+    return bool(probe_typed_pi.main(["--lines", "20000", "--repeat", "3"] if args.quick else []))
+
+
 def _overhead(args: argparse.Namespace) -> bool:
     from . import bench_overhead
 
@@ -131,6 +137,10 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "proxy": ("P2 model proxy: corral vs LiteLLM in front of the same scripted upstream", _proxy),
     "launch": ("P3 launcher: corral launch X vs the bare CLI", _launch),
     "parsers": ("every protocol parser vs a bare msgspec decode of its transcripts", _parsers),
+    "typed-probe": (
+        "decision 041's probe: Pi lines decoded into structs, raw as bytes",
+        _typed_probe,
+    ),
     "overhead": ("corral run vs the bare CLI, per target (one-shot)", _overhead),
     "startup": ("corral --version / --help / serve ready vs python -c pass", _startup),
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),

@@ -12,6 +12,8 @@ corral, bare, corral …) so drift on a shared machine falls on both sides. Per 
 * end         seconds from spawn to exit (the turn end, for a one-shot run)
 * peak RSS    the high-water mark (VmHWM) of the process we spawned itself: for ``corral run`` that
               is corral's own Python process, not the agent below it; for the bare CLI, the CLI's
+* CPU         user + system seconds of the whole process tree (corral and the agent below it),
+              which a loaded machine stretches far less than the wall time
 
 and prints medians, the wall ratio corral/bare and the added milliseconds. Goal (issue 20): wall
 ratio <= 1.10 and <= 50 ms added. "Time to ready" is not separate for a one-shot run: the CLI is
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,6 +59,8 @@ class Pair:
     """Bare headless argv before the redirection's argv."""
     after: tuple[str, ...]
     """…and after it; the prompt is appended last."""
+    model: str = MODEL
+    """What ``corral run --model`` gets (the bare CLI runs the redirection's default model)."""
 
 
 PAIRS = (
@@ -64,7 +69,9 @@ PAIRS = (
     Pair("codex-exec", "codex", ("exec", "--json", "--skip-git-repo-check"), ()),
     Pair("codex", "codex", ("exec", "--json", "--skip-git-repo-check"), ()),
     Pair("gemini", "gemini", (), ("--output-format", "stream-json", "--skip-trust", "-p")),
+    Pair("gemini-exec", "gemini", (), ("--output-format", "stream-json", "--skip-trust", "-p")),
     Pair("opencode", "opencode", ("run", "--format", "json"), ()),
+    Pair("opencode-run", "opencode", ("run", "--format", "json"), (), "corral/fake-model"),
     Pair("pi", "pi", ("--mode", "json"), ("-p",)),
     Pair("hermes", "hermes", (), ("-z",)),
 )
@@ -76,6 +83,7 @@ class Sample:
     end: float
     peak_rss_kib: int | None
     returncode: int
+    cpu: float | None = None
 
 
 @dataclass
@@ -99,6 +107,7 @@ def _peak_rss(pid: int) -> int | None:
 
 def measure(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> Sample:
     """Spawn ``argv``; note when the reply first shows on stdout, when it exits, and its VmHWM."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -132,7 +141,11 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> 
         proc.wait()
     end = time.perf_counter() - start
     sampler.join(timeout=1)
-    return Sample(first[0] if first else None, end, max(peak) if peak else None, proc.returncode)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every descendant reaped by then
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Sample(
+        first[0] if first else None, end, max(peak) if peak else None, proc.returncode, cpu
+    )
 
 
 def bare_argv(pair: Pair, binary: Path, extra: tuple[str, ...]) -> list[str]:
@@ -141,7 +154,7 @@ def bare_argv(pair: Pair, binary: Path, extra: tuple[str, ...]) -> list[str]:
 
 def corral_argv(pair: Pair, binary: Path, extra: tuple[str, ...], cwd: Path) -> list[str]:
     argv = [sys.executable, "-m", "corral", "run", pair.adapter, PROMPT, "--json"]
-    argv += ["--binary", str(binary), "--model", MODEL, "--cwd", str(cwd)]
+    argv += ["--binary", str(binary), "--model", pair.model, "--cwd", str(cwd)]
     argv += [f"--agent-arg={arg}" for arg in extra]
     return argv
 
@@ -175,6 +188,8 @@ def run_pair(pair: Pair, server: FakeModelServer, repeat: int, timeout: float) -
         red.apply()
         env = red.environ({k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")})
         env["NO_COLOR"] = "1"
+        # As a shell in the repo would: OpenCode and Claude Code take $PWD as their project.
+        env["PWD"] = str(repo)
         # One untimed run of each warms the CLI's caches (node's compile cache, first-run files).
         measure(bare_argv(pair, binary, red.argv), env, repo, timeout)
         measure(corral_argv(pair, binary, red.argv, repo), env, repo, timeout)
@@ -194,6 +209,8 @@ def run_pair(pair: Pair, server: FakeModelServer, repeat: int, timeout: float) -
         "corral_end": c_end,
         "ratio": c_end / b_end,
         "added_ms": (c_end - b_end) * 1000,
+        "bare_cpu": bare.median("cpu"),
+        "corral_cpu": ours.median("cpu"),
         "bare_rss_mib": (bare.median("peak_rss_kib") or 0) / 1024,
         "corral_rss_mib": (ours.median("peak_rss_kib") or 0) / 1024,
         "failed_runs": len(failed),
@@ -215,6 +232,10 @@ _ROWS = (
     ),
     ("wall ratio (goal ≤ 1.10)", lambda r: _fmt(r["ratio"], ".2f")),
     ("added ms (goal ≤ 50)", lambda r: _fmt(r["added_ms"], ".0f")),
+    (
+        "CPU of the process tree: corral / bare (s)",
+        lambda r: f"{_fmt(r.get('corral_cpu'), '.2f')} / {_fmt(r.get('bare_cpu'), '.2f')}",
+    ),
     (
         "peak RSS: corral's process / bare CLI (MiB)",
         lambda r: f"{_fmt(r['corral_rss_mib'], '.0f')} / {_fmt(r['bare_rss_mib'], '.0f')}",
@@ -265,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {a for a in args.only.split(",") if a}
     print(
         f"{'adapter':<12} {'bare 1st':>8} {'corral 1st':>10} {'bare end':>8} {'corral end':>10}"
-        f" {'ratio':>6} {'added ms':>8} {'corral RSS':>10} {'CLI RSS':>8}  goal"
+        f" {'ratio':>6} {'added ms':>8} {'CPU c/b':>11} {'corral RSS':>10} {'CLI RSS':>8}  goal"
     )
     worst = 0
     with FakeModelServer({"default": {"text": REPLY, "chunks": 1}}) as server:
@@ -287,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{pair.adapter:<12} {_fmt(r['bare_first_text'], '8.3f')}"
                 f" {_fmt(r['corral_first_text'], '10.3f')} {_fmt(r['bare_end'], '8.3f')}"
                 f" {_fmt(r['corral_end'], '10.3f')} {ratio:>6.2f} {added:>8.0f}"
+                f" {_fmt(r['corral_cpu'], '5.2f')}/{_fmt(r['bare_cpu'], '5.2f')}"
                 f" {_fmt(r['corral_rss_mib'], '8.1f')}Mi {_fmt(r['bare_rss_mib'], '6.1f')}Mi  {note}"
             )
     if args.write_docs is not None and measured:

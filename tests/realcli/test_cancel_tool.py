@@ -25,6 +25,7 @@ AGENTS = {
     "qwen": "qwen",
     "codex": "codex",
     "gemini": "gemini",
+    "gemini-exec": "gemini",
     "qwen-acp": "qwen",
     "opencode-acp": "opencode",
     "hermes": "hermes",

@@ -152,6 +152,7 @@ EDITS_BY_NAME = {
     "qwen-acp": QWEN_EDITS,
     "opencode": OPENCODE_EDITS,
     "opencode-acp": OPENCODE_EDITS,
+    "opencode-run": OPENCODE_EDITS,
 }
 """Agents whose intents remove the edit tools: the model calls them by name anyway."""
 
@@ -296,12 +297,20 @@ ADAPTER = {
     "codex": "codex",
     "qwen": "qwen",
     "gemini": "gemini",
+    "gemini-exec": "gemini-exec",
     "qwen-acp": "qwen-acp",
     "codex-exec": "codex-exec",
     "opencode": "opencode",
     "opencode-acp": "opencode-acp",
+    "opencode-run": "opencode-run",
 }
-REDIRECT = {"qwen-acp": "qwen", "codex-exec": "codex", "opencode-acp": "opencode"}
+REDIRECT = {
+    "qwen-acp": "qwen",
+    "codex-exec": "codex",
+    "gemini-exec": "gemini",
+    "opencode-acp": "opencode",
+    "opencode-run": "opencode",
+}
 """Adapter ids whose CLI (and redirection) has another name."""
 
 

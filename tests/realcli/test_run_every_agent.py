@@ -26,12 +26,16 @@ AGENTS = {
     "codex": "codex",
     "codex-exec": "codex",
     "gemini": "gemini",
+    "gemini-exec": "gemini",
     "qwen-acp": "qwen",
     "opencode-acp": "opencode",
     "hermes": "hermes",
     "opencode": "opencode",
+    "opencode-run": "opencode",
     "pi": "pi",
 }
+MODEL = {"opencode-run": "corral/fake-model"}
+"""Adapters that take the model in another form than the redirection's name (provider/model)."""
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +74,7 @@ def test_corral_run_streams_one_turn(
         "--binary",
         str(binary),
         "--model",
-        "fake-model",
+        MODEL.get(adapter_id, "fake-model"),
         "--cwd",
         str(git_repo),
     ]

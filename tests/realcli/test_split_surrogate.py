@@ -29,6 +29,7 @@ AGENTS = {
     "codex": "codex",
     "codex-exec": "codex",
     "gemini": "gemini",
+    "gemini-exec": "gemini",
     "qwen-acp": "qwen",
     "opencode-acp": "opencode",
     "hermes": "hermes",

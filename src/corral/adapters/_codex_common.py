@@ -1,4 +1,5 @@
-"""Pieces both Codex drivers share: finding the binary, turning attachments into inputs."""
+"""Pieces both Codex drivers share: finding the binary, running its native executable, turning
+attachments into inputs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ from .base import find_binary as base_find_binary
 
 def find_binary(binary: str | None) -> str:
     return base_find_binary(binary, "codex")
+
+
+def native_argv_env(argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """``argv`` and the full ``env`` to spawn, with codex's npm wrapper (``bin/codex.js``, a Node
+    start per process) replaced by the native executable it would run, and the environment it
+    would give it (decision 038); unchanged when ``argv[0]`` is not a reviewed wrapper."""
+    from ..agents._native import native_entry
+
+    entry = native_entry(argv[0], env) if argv else None
+    if entry is None:
+        return argv, env
+    return [entry.command, *argv[1:]], entry.environment(env)
 
 
 class Attachments:

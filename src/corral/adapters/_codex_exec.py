@@ -34,7 +34,7 @@ from ..intents import Intent, refusals
 from ..intents import codex as intent_rules
 from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
-from ._codex_common import Attachments
+from ._codex_common import Attachments, native_argv_env
 from ._codex_handoff import CodexTerminal
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
@@ -119,9 +119,8 @@ class CodexExecAdapter(CodexTerminal, BaseAdapter):
             sandbox=self.sandbox,
             images=images,
         )
-        transport = self.transport_factory(
-            plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
-        )
+        argv, env = native_argv_env(plan.argv, {**os.environ, **plan.env})
+        transport = self.transport_factory(argv, env=env, cwd=self.cwd, tap=self.tap)
         await transport.start()
         await transport.close_stdin()
         self._parser = ExecParser()

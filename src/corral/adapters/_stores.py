@@ -32,6 +32,7 @@ STORE_MODULES: dict[str, str] = {
     "pi": "_store_pi",
     "opencode": "_store_opencode",
     "opencode-acp": "_store_opencode",
+    "opencode-run": "_store_opencode",
     "hermes": "_store_hermes",
 }
 

@@ -86,16 +86,21 @@ class TurnWatchdog:
         self._last = time.monotonic()
         self._done = False
         self._turn_over = asyncio.Event()
+        self._wanted = asyncio.Event()
+        """Set while a turn runs or the session ended: :meth:`run` ticks only then, so an idle
+        session has no timer (500 idle sessions are not 500 wake-ups a second)."""
 
     def turn_started(self) -> None:
         self._armed = True
         self._turn_over.clear()
         self._last = time.monotonic()
+        self._wanted.set()
 
     def disarm(self) -> None:
         """No turn runs after all (the prompt never went out)."""
         self._armed = False
         self._turn_over.set()
+        self._wanted.clear()
 
     def saw(self, event: Event) -> None:
         self._last = time.monotonic()
@@ -107,10 +112,12 @@ class TurnWatchdog:
             self._armed = False
             self._waiting_on_user.clear()
             self._turn_over.set()
+            self._wanted.clear()
         elif isinstance(event, SessionEnded):
             self._armed = False
             self._done = True
             self._turn_over.set()
+            self._wanted.set()  # so run() sees it is done
 
     @property
     def silent_for(self) -> float:
@@ -122,6 +129,9 @@ class TurnWatchdog:
             return
         limit = self.idle_timeout
         while not self._done:
+            if not self._wanted.is_set():
+                await self._wanted.wait()
+                continue
             await asyncio.sleep(min(1.0, limit / 4))
             if not self._armed or self._waiting_on_user:
                 self._last = time.monotonic()

@@ -56,7 +56,7 @@ from ..protocols.codex_app_server import (
     question_result,
 )
 from . import _codex_launch as launch
-from ._codex_common import Attachments
+from ._codex_common import Attachments, native_argv_env
 from ._codex_exec import CodexExecAdapter  # re-exported: one module per vendor
 from ._codex_handoff import CodexTerminal
 from ._model_info import ModelInfo, effort_names, names_of
@@ -139,9 +139,8 @@ class CodexAdapter(CodexTerminal, BaseAdapter):
         _, lifted_approval, lifted_sandbox = launch.lift_policy(self.extra_args)
         approval = self.approval_policy or lifted_approval or launch.DEFAULT_APPROVAL
         sandbox = self.sandbox or lifted_sandbox or launch.DEFAULT_SANDBOX
-        transport = self.transport_factory(
-            plan.argv, env={**os.environ, **plan.env}, cwd=self.cwd, tap=self.tap
-        )
+        argv, env = native_argv_env(plan.argv, {**os.environ, **plan.env})
+        transport = self.transport_factory(argv, env=env, cwd=self.cwd, tap=self.tap)
         await transport.start()
         client = JsonRpcClient(
             transport,

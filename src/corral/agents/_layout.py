@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from .._paths import cache_dir
+from .._record import dataclass, field_names
 from ._pins import Pin, platform_tag
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
@@ -132,7 +132,7 @@ def _marker(data: Any) -> Marker | None:
     """``data`` as a Marker when it has exactly its fields, of their types; else ``None``."""
     if not isinstance(data, dict):
         return None
-    names = {f.name for f in fields(Marker)}
+    names = set(field_names(Marker))
     if set(data) != names:
         return None
     seconds = data["seconds"]
@@ -147,6 +147,8 @@ def write_marker(directory: Path, marker: Marker) -> None:
     import json
 
     tmp = directory / (MARKER + ".tmp")
+    from dataclasses import asdict
+
     tmp.write_text(json.dumps(asdict(marker), indent=2) + "\n", "utf-8")
     tmp.replace(directory / MARKER)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .._record import dataclass
 from ..errors import ConfigError
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)

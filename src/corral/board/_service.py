@@ -3,12 +3,21 @@
 Ingestion is short (validate, one transaction, ``put_nowait`` to each viewer), so a POST is
 answered once its events are stored and handed to the viewers' queues; no viewer can make it wait.
 POSTs that arrive in the same event-loop turn share one transaction (group commit). Session envelopes from the service's own sessions enter through :meth:`tap`.
+
+With ``submit`` (``corral serve`` passes the session manager's writer thread, decision 040), every
+write runs there instead of on the event loop: the board's table lives in the manager's database,
+and a write on the loop would wait in SQLite's busy handler for the writer's lock. Records are
+published to viewers only after their commit and in commit (id) order, so a viewer's id gate never
+drops an event that was committed before one it already has.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import collections
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +25,10 @@ from ..events import Envelope
 from ..events.board import BoardEvent
 from ._fanout import Fanout, Filter, Missed
 from ._ingest import Ingestor, InvalidEvent, is_envelope, parse_body
-from ._store import BoardStore, StoredEvent
+from ._store import BoardStore, StoredEvent, append_op
+
+Submit = Callable[[Callable[[sqlite3.Connection], Any]], "Future[Any]"]
+"""Runs an operation inside a transaction elsewhere (a writer thread); resolves once committed."""
 
 
 class IngestResult:
@@ -35,8 +47,15 @@ class IngestResult:
 
 
 class Board:
-    def __init__(self, db_path: str | Path) -> None:
+    def __init__(self, db_path: str | Path, *, submit: Submit | None = None) -> None:
         self.store = BoardStore(db_path)
+        self.submit = submit
+        self._writes: collections.deque[
+            tuple[
+                asyncio.Future[list[StoredEvent]],
+                Callable[[list[StoredEvent] | BaseException], None],
+            ]
+        ] = collections.deque()
         self.fanout = Fanout()
         self.ingestor = Ingestor()
         self.tap_failures = 0
@@ -52,7 +71,23 @@ class Board:
     def ingest(self, body: bytes) -> IngestResult:
         """Validate a POST body (one event or a list) and store it all, or refuse it all."""
         batch, skipped = self._validate(body)
-        return IngestResult(self._commit(batch), skipped)
+        if self.submit is None or not batch:
+            return IngestResult(self._commit(batch), skipped)
+        records: list[StoredEvent] = self.submit(append_op(batch)).result()
+        try:
+            done = asyncio.get_running_loop().create_future()
+        except RuntimeError:  # no loop, so no write of the loop's under way either
+            self._publish(records)
+        else:  # published after the writes submitted before it (lower ids)
+            done.set_result(records)
+            self._writes.append((done, self._publish))
+            self._landed(done)
+        return IngestResult(records, skipped)
+
+    def _publish(self, records: list[StoredEvent] | BaseException) -> None:
+        if not isinstance(records, BaseException):
+            for record in records:
+                self.fanout.publish(record)
 
     async def ingest_grouped(self, body: bytes) -> IngestResult:
         """:meth:`ingest`, sharing one transaction with the POSTs that arrive in the same loop
@@ -70,12 +105,25 @@ class Board:
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
+        items = [item for batch, _ in pending for item in batch]
+        if self.submit is not None:
+            self._write_soon(items, lambda records: self._answer(pending, records))
+            return
         try:
-            records = self.store.append([item for batch, _ in pending for item in batch])
+            records: list[StoredEvent] | BaseException = self.store.append(items)
         except Exception as exc:
+            records = exc
+        self._answer(pending, records)
+
+    def _answer(
+        self,
+        pending: list[tuple[list[tuple[BoardEvent, str]], asyncio.Future[list[StoredEvent]]]],
+        records: list[StoredEvent] | BaseException,
+    ) -> None:
+        if isinstance(records, BaseException):
             for _, future in pending:
                 if not future.done():
-                    future.set_exception(exc)
+                    future.set_exception(records)
             return
         # Answers are scheduled before the viewers' wake-ups, so a POST is not answered after
         # every viewer's write; both happen only once the events are stored and queued.
@@ -124,10 +172,50 @@ class Board:
 
     def _flush_taps(self) -> None:
         batch, self._tapped = self._tapped, []
+        if self.submit is not None:
+            self._write_soon(batch, lambda records: self._tapped_stored(batch, records))
+            return
         try:
             self._commit(batch)
         except Exception:  # the board must never break a session
             self.tap_failures += len(batch)
+
+    def _tapped_stored(
+        self, batch: list[tuple[BoardEvent, str]], records: list[StoredEvent] | BaseException
+    ) -> None:
+        if isinstance(records, BaseException):
+            self.tap_failures += len(batch)
+            return
+        for record in records:
+            self.fanout.publish(record)
+
+    def _write_soon(
+        self,
+        batch: list[tuple[BoardEvent, str]],
+        then: Callable[[list[StoredEvent] | BaseException], None],
+    ) -> None:
+        """Submit ``batch``; ``then`` gets its records (or the write's error), on the loop,
+        in submission order (the writer commits in that order; so ids rise from call to call)."""
+        assert self.submit is not None
+        try:
+            future = asyncio.wrap_future(self.submit(append_op(batch)))
+        except Exception as exc:  # the writer is closed
+            future = asyncio.get_running_loop().create_future()
+            future.set_exception(exc)
+        self._writes.append((future, then))
+        future.add_done_callback(self._landed)
+
+    def _landed(self, _: asyncio.Future[list[StoredEvent]]) -> None:
+        while self._writes and self._writes[0][0].done():
+            future, then = self._writes.popleft()
+            if future.cancelled():
+                result: list[StoredEvent] | BaseException = asyncio.CancelledError()
+            else:
+                result = future.exception() or future.result()
+            try:
+                then(result)
+            except Exception:  # a viewer's trouble must not stop the others' delivery
+                self.tap_failures += 1
 
     def _commit(self, batch: list[tuple[BoardEvent, str]]) -> list[StoredEvent]:
         if not batch:

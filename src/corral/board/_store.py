@@ -8,7 +8,8 @@ events are stored too, so a viewer that connects mid-action sees the live line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     """``v1`` for a POSTed v1 event, ``envelope`` for a projected corral envelope."""
 
 
+INSERT_ROWS = 1000
+"""Rows of one multi-row ``INSERT`` at most (8 parameters each, under SQLite's 32,766)."""
+
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(StoredEvent).decode
 
@@ -46,6 +50,52 @@ _decode = msgspec.json.Decoder(StoredEvent).decode
 def stored(event: BoardEvent, *, id: int, ts: datetime, source: str) -> StoredEvent:
     fields: dict[str, Any] = msgspec.structs.asdict(event)
     return StoredEvent(id=id, ts=ts, source=source, **fields)
+
+
+def _last_id(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM board_events").fetchone()
+    return int(row[0])
+
+
+def append_op(
+    events: Sequence[tuple[BoardEvent, str]], *, ts: datetime | None = None
+) -> Callable[[sqlite3.Connection], list[StoredEvent]]:
+    """The write of :meth:`BoardStore.append` as an operation to run inside a transaction on
+    any connection to the database (the session manager's writer thread runs it there)."""
+    now = ts or _db.utcnow()
+
+    def op(conn: sqlite3.Connection) -> list[StoredEvent]:
+        # The write lock is held (BEGIN IMMEDIATE), so MAX(id) + 1 is ours alone.
+        next_id = _last_id(conn) + 1
+        out: list[StoredEvent] = []
+        rows = []
+        for offset, (event, source) in enumerate(events):
+            record = stored(event, id=next_id + offset, ts=now, source=source)
+            out.append(record)
+            rows.append(
+                (
+                    record.id,
+                    _db.to_db_time(now),
+                    event.session,
+                    event.kind,
+                    1 if event.running else 0,
+                    event.agent,
+                    event.task,
+                    _encode(record).decode(),
+                )
+            )
+        # One multi-row INSERT per chunk, not a step per row (each step is a GIL round trip on
+        # the manager's writer thread, decision 040).
+        for start in range(0, len(rows), INSERT_ROWS):
+            chunk = rows[start : start + INSERT_ROWS]
+            conn.execute(
+                "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
+                " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(chunk)),
+                [v for row in chunk for v in row],
+            )
+        return out
+
+    return op
 
 
 class BoardStore:
@@ -59,37 +109,11 @@ class BoardStore:
         self, events: Sequence[tuple[BoardEvent, str]], *, ts: datetime | None = None
     ) -> list[StoredEvent]:
         """Store ``(event, source)`` pairs in one transaction; returns them with their ids."""
-        now = ts or _db.utcnow()
-        out: list[StoredEvent] = []
         with _db.transaction(self.conn):
-            # The write lock is held from BEGIN IMMEDIATE, so MAX(id) + 1 is ours alone.
-            next_id = self.last_id() + 1
-            rows = []
-            for offset, (event, source) in enumerate(events):
-                record = stored(event, id=next_id + offset, ts=now, source=source)
-                out.append(record)
-                rows.append(
-                    (
-                        record.id,
-                        _db.to_db_time(now),
-                        event.session,
-                        event.kind,
-                        1 if event.running else 0,
-                        event.agent,
-                        event.task,
-                        _encode(record).decode(),
-                    )
-                )
-            self.conn.executemany(
-                "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-        return out
+            return append_op(events, ts=ts)(self.conn)
 
     def last_id(self) -> int:
-        row = self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM board_events").fetchone()
-        return int(row[0])
+        return _last_id(self.conn)
 
     def after(
         self,

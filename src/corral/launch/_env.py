@@ -12,9 +12,9 @@ the user's files are never overwritten (decision 019).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._record import dataclass, field
 from ._errors import LaunchError
 from ._options import LaunchOptions
 from ._resolve import Resolution

@@ -104,6 +104,8 @@ def plan_for(
     adc = Path(
         env.get("HOME", "~"), ".config/gcloud/application_default_credentials.json"
     ).expanduser()
+    from ..agents._native import native_entry
+
     return build_plan(
         opts,
         env,
@@ -113,6 +115,7 @@ def plan_for(
         registered=registered,
         adc_present=adc.is_file(),
         proxy_endpoint=proxy_endpoint,
+        native=native_entry,
     )
 
 

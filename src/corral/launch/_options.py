@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from .._record import dataclass, field
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from .._record import dataclass
 from ._env import (
     PROXY_MODULE,
     PROXY_TOKEN_PLACEHOLDER,
@@ -29,6 +29,10 @@ from ._resolve import Resolution, resolve
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..agents._native import Native
+
+    NativeLookup = Callable[[str, Mapping[str, str]], Native | None]
 
 MARK = "[REDACTED]"
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "APIKEY")
@@ -127,9 +131,11 @@ def build_plan(
     registered: Mapping[str, str] | None = None,
     adc_present: bool = False,
     proxy_endpoint: Endpoint | None = None,
+    native: NativeLookup | None = None,
 ) -> Plan:
     """Steps 1–7 without side effects. ``proxy_endpoint``: the running proxy's URL and token
-    (None for ``--dry-run``: placeholders are shown)."""
+    (None for ``--dry-run``: placeholders are shown). ``native``: the native executable behind
+    the located binary's wrapper (:func:`corral.agents._native.native_entry`, decision 038)."""
     res = resolve(opts, env, profile, registered, adc_present)
     found = locate(res.harness.agent)
     key = provider_key(opts, profile, env)
@@ -149,6 +155,16 @@ def build_plan(
         key=key,
         via_proxy=proxy is not None,
     )
+    entry = native(found, env) if native is not None and found is not None else None
+    if entry is not None:
+        from .._record import replace
+
+        launch = replace(
+            launch,
+            command=entry.command,
+            env=launch.env | entry.env,
+            unset=(*launch.unset, *(n for n in entry.unset if n not in launch.unset)),
+        )
     secrets = tuple(
         s
         for s in (

@@ -9,8 +9,8 @@ a process or reads a file.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
+from .._record import dataclass
 from ._errors import LaunchError
 from ._options import LaunchOptions
 from ._tables import (

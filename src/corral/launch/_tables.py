@@ -11,7 +11,7 @@ rows for qwen, pi, hermes, kilo and the ACP agents.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .._record import dataclass, field
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 if TYPE_CHECKING:

@@ -168,7 +168,7 @@ def _session_tap(board: Board, manager: Any) -> Callable[[Envelope], None]:
         sid = envelope.session_id
         if sid not in adapters:
             try:
-                adapters[sid] = manager.get_session(sid).adapter_id
+                adapters[sid] = manager.store.record(sid).adapter_id  # no wait for writes
             except Exception:  # an unknown session still shows, unnamed
                 adapters[sid] = None
         board.tap(envelope, agent=adapters[sid])
@@ -183,9 +183,12 @@ def mount(app: Starlette) -> None:
     @asynccontextmanager
     async def lifespan(the_app: Starlette) -> AsyncIterator[Any]:
         async with inner(the_app) as state:
-            board = Board(the_app.state.settings.db_path)
-            the_app.state.board = board
             manager: Any = getattr(the_app.state, "manager", None)
+            # The board's table is in the manager's database: its writes go to the manager's
+            # writer thread, never on the loop (decision 040).
+            submit = manager.submit_write if manager is not None else None
+            board = Board(the_app.state.settings.db_path, submit=submit)
+            the_app.state.board = board
             tap = _session_tap(board, manager) if manager is not None else None
             if tap is not None:
                 manager.hub.taps.append(tap)

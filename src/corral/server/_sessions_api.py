@@ -165,7 +165,10 @@ async def list_prompts(request: Request) -> Response:
 async def send_prompt(request: Request) -> Response:
     body = await _body(request, SendPrompt)
     sid = _sid(request)
-    attachments = confine_attachments(body.attachments, _project(request, sid))
+    # the project is read only for attachments (no record read per prompt on the hot path)
+    attachments = (
+        confine_attachments(body.attachments, _project(request, sid)) if body.attachments else ()
+    )
     prompt = await _manager(request).asend(
         sid, body.text, attachments=attachments, launch=body.launch
     )

@@ -5,6 +5,11 @@
 ``id: <seq>``, ``event: <event type>`` and the envelope as JSON in ``data``, so a reconnecting
 ``EventSource`` resumes exactly where it stopped. ``?follow=false`` ends after the replay. A comment
 line is sent every ``KEEPALIVE`` seconds of silence. Any number of observers may follow a session.
+
+The body is written straight to the ASGI ``send`` (:class:`EventStream`), from the hub's frame
+feed (:meth:`corral.sessions._hub.Hub.follow_frames`): each envelope is formatted once for all
+observers, and the frames waiting for an observer go out as one write. A slow observer never holds
+up the others; one that falls a whole buffer behind catches up from the transcript (decision 040).
 """
 
 from __future__ import annotations
@@ -14,15 +19,19 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..events import Envelope, encode
 from ..sessions import SessionManager
 
 KEEPALIVE = 15.0
-COALESCE = 256
-"""Envelopes already waiting are sent as one write, up to this many (fewer sends under load)."""
+HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
 
 
 def format_event(envelope: Envelope) -> bytes:
@@ -42,51 +51,59 @@ async def stream(request: Request) -> Response:
     manager: SessionManager = request.app.state.manager
     session_id = str(request.path_params["session_id"])
     follow = request.query_params.get("follow", "true").lower() not in ("0", "false", "no")
-    subscription = manager.subscribe(session_id, after=_after(request), follow=follow)
-    return StreamingResponse(
-        _frames(subscription),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    feed = manager.follow_frames(
+        session_id, format_event, after=_after(request), follow=follow, keepalive=KEEPALIVE
     )
+    return EventStream(feed)
 
 
-async def _frames(subscription: AsyncIterator[Envelope]) -> AsyncIterator[bytes]:
-    # The subscription is drained by its own task so a keepalive timeout never cancels it mid-read.
-    inbox: asyncio.Queue[Envelope | None] = asyncio.Queue()
+class EventStream(Response):
+    """An SSE body from batches of frames, sent as they come: one ``send`` per batch (an empty
+    batch is a keepalive comment). Ends when the feed ends or the client goes away."""
 
-    async def pump() -> None:
+    def __init__(self, batches: AsyncIterator[list[bytes]]) -> None:
+        self.batches = batches
+        self.status_code = 200
+        self.background = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        gone = asyncio.create_task(_disconnected(receive))
+        writer = asyncio.create_task(self._write(send))
         try:
-            async for envelope in subscription:
-                await inbox.put(envelope)
+            await asyncio.wait((gone, writer), return_when=asyncio.FIRST_COMPLETED)
         finally:
-            await inbox.put(None)
+            for task in (writer, gone):
+                task.cancel()
+            for task in (writer, gone):
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if writer.done() and not writer.cancelled() and writer.exception() is None:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        elif writer.done() and not writer.cancelled() and (exc := writer.exception()):
+            raise exc
 
-    task = asyncio.create_task(pump())
-    try:
-        yield b": corral event stream\n\n"
-        while True:
-            if not inbox.empty():
-                item = inbox.get_nowait()
-            else:
-                try:
-                    item = await asyncio.wait_for(inbox.get(), KEEPALIVE)
-                except TimeoutError:
-                    yield b": keepalive\n\n"
-                    continue
-            if item is None:
-                return
-            frames = [format_event(item)]
-            while len(frames) < COALESCE and not inbox.empty():
-                more = inbox.get_nowait()
-                if more is None:
-                    yield b"".join(frames)
-                    return
-                frames.append(format_event(more))
-            yield b"".join(frames)
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    async def _write(self, send: Send) -> None:
+        try:
+            await send(
+                {
+                    "type": "http.response.body",
+                    "body": b": corral event stream\n\n",
+                    "more_body": True,
+                }
+            )
+            async for batch in self.batches:
+                body = b"".join(batch) if batch else b": keepalive\n\n"
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        finally:
+            aclose = getattr(self.batches, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 ROUTES = [Route("/api/sessions/{session_id}/stream", stream, methods=["GET"])]

@@ -149,6 +149,13 @@ class SessionManager:
             self._emit_prompt(prompt)
         return sessions, prompts
 
+    def submit_write(self, operation: Callable[[sqlite3.Connection], Any]) -> Future[Any]:
+        """Run ``operation`` in the manager's writer thread, in a transaction with the other
+        writes of the moment (``synchronous=NORMAL``); the future resolves once committed. For
+        other tables of the same database (the event board), so they never take SQLite's write
+        lock on the event loop."""
+        return self._writer.submit(operation, durable=False)
+
     # ── events ──
     def emit(self, session_id: str, event: Event, *, source: str | None = None) -> Envelope:
         """Number, store and publish one event of ``session_id``."""
@@ -196,6 +203,28 @@ class SessionManager:
             after,
             lambda a: self.store.events(session_id, after=a),
             follow=follow,
+        )
+
+    def follow_frames(
+        self,
+        session_id: str,
+        frame: Callable[[Envelope], bytes],
+        *,
+        after: int = 0,
+        follow: bool = True,
+        keepalive: float | None = None,
+    ) -> AsyncIterator[list[bytes]]:
+        """:meth:`subscribe` in encoded form, in batches (:meth:`Hub.follow_frames
+        <corral.sessions._hub.Hub.follow_frames>`): each envelope is encoded once with ``frame``
+        for all observers; an empty batch means ``keepalive`` seconds of silence."""
+        self.store.record(session_id)  # raises when unknown; no wait
+        return self.hub.follow_frames(
+            session_id,
+            after,
+            lambda a: self.store.events(session_id, after=a),
+            frame,
+            follow=follow,
+            keepalive=keepalive,
         )
 
     # ── sessions ──
@@ -468,6 +497,10 @@ class SessionManager:
         launch: Mapping[str, Any] | None,
     ) -> None:
         check_prompt(text, attachments)
+        if session_id in self._runners and not launch:
+            # Running here: this process is its writer, and a runner is dropped before its
+            # session is recorded ended; so no read of the record per prompt.
+            return
         record = self.store.record(session_id)  # its last_seq is not needed: no wait for writes
         if record.state == SessionState.ENDED:
             raise SessionError(f"session {session_id} has ended", session_id)

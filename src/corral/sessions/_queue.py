@@ -91,9 +91,11 @@ class PromptQueue:
         self.writer = writer
 
     # ── running a transition ──
-    def _submit(self, operation: Operation[T]) -> Future[T]:
+    def _submit(self, operation: Operation[T], *, savepoint: bool = True) -> Future[T]:
+        """``savepoint=False`` for a transition that writes with one statement (the enqueue's
+        ``INSERT``, the ack's ``UPDATE``): it checks first and raises before writing anything."""
         if self.writer is not None:
-            return self.writer.submit(operation)
+            return self.writer.submit(operation, savepoint=savepoint)
         future: Future[T] = Future()
         try:
             with transaction(self.conn):
@@ -104,11 +106,11 @@ class PromptQueue:
             future.set_result(value)
         return future
 
-    def _run(self, operation: Operation[T]) -> T:
-        return self._submit(operation).result()
+    def _run(self, operation: Operation[T], *, savepoint: bool = True) -> T:
+        return self._submit(operation, savepoint=savepoint).result()
 
-    async def _arun(self, operation: Operation[T]) -> T:
-        return await asyncio.wrap_future(self._submit(operation))
+    async def _arun(self, operation: Operation[T], *, savepoint: bool = True) -> T:
+        return await asyncio.wrap_future(self._submit(operation, savepoint=savepoint))
 
     # ── reading ──
     def get(self, prompt_id: str) -> PromptRecord:
@@ -143,7 +145,9 @@ class PromptQueue:
         launch: Mapping[str, Any] | None = None,
         prompt_id: str | None = None,
     ) -> PromptRecord:
-        return self._run(self._enqueue(session_id, text, attachments, launch, prompt_id))
+        return self._run(
+            self._enqueue(session_id, text, attachments, launch, prompt_id), savepoint=False
+        )
 
     async def aenqueue(
         self,
@@ -154,7 +158,9 @@ class PromptQueue:
         launch: Mapping[str, Any] | None = None,
         prompt_id: str | None = None,
     ) -> PromptRecord:
-        return await self._arun(self._enqueue(session_id, text, attachments, launch, prompt_id))
+        return await self._arun(
+            self._enqueue(session_id, text, attachments, launch, prompt_id), savepoint=False
+        )
 
     def _enqueue(
         self,
@@ -227,11 +233,11 @@ class PromptQueue:
         return self._submit(_claim_next(session_id, mark_busy=True))
 
     def mark_delivered(self, prompt_id: str) -> PromptRecord:
-        return self._run(_mark_delivered(prompt_id))
+        return self._run(_mark_delivered(prompt_id), savepoint=False)
 
     def mark_delivered_soon(self, prompt_id: str) -> Future[PromptRecord]:
         """:meth:`mark_delivered`, submitted (the ack hook must not wait for the fsync)."""
-        return self._submit(_mark_delivered(prompt_id))
+        return self._submit(_mark_delivered(prompt_id), savepoint=False)
 
     def mark_failed(self, prompt_id: str, error: str) -> PromptRecord:
         return self._run(_transition(prompt_id, {PromptState.SENDING}, "fail", FAILED, error))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable
@@ -75,9 +76,10 @@ class SessionStore:
                 return operation(self.conn)
         return self.writer.submit(operation, durable=False).result()
 
-    def write_soon(self, operation: Operation[T]) -> Future[T]:
+    def write_soon(self, operation: Operation[T], *, savepoint: bool = True) -> Future[T]:
         """Submit ``operation`` (to the writer, when there is one) without waiting for it; reads
-        wait for it (see :meth:`flush`)."""
+        wait for it (see :meth:`flush`). ``savepoint=False`` for an operation that writes with
+        one statement at most (:meth:`DbWriter.submit <corral.sessions._writer.DbWriter.submit>`)."""
         if self.writer is None:
             future: Future[T] = Future()
             try:
@@ -85,7 +87,7 @@ class SessionStore:
             except Exception as exc:
                 future.set_exception(exc)
             return future
-        future = self.writer.submit(operation, durable=False)
+        future = self.writer.submit(operation, durable=False, savepoint=savepoint)
         self._in_flight.append(future)
         future.add_done_callback(self._landed)
         return future
@@ -163,7 +165,7 @@ class SessionStore:
 
     def update_soon(self, session_id: str, **fields: Any) -> Future[None]:
         """:meth:`update`, submitted (see :meth:`write_soon`)."""
-        return self.write_soon(self._update(session_id, fields))
+        return self.write_soon(self._update(session_id, fields), savepoint=False)  # one UPDATE
 
     def _update(self, session_id: str, fields: dict[str, Any]) -> Operation[None]:
         allowed = {"state", "agent_session_id", "agent_info", "last_error", "model", "owner_pid"}
@@ -271,7 +273,7 @@ class SessionStore:
     def append_events_soon(self, envelopes: Iterable[Envelope]) -> Future[None]:
         """:meth:`append_events`, submitted (see :meth:`write_soon`)."""
         rows = _rows(envelopes)
-        return self.write_soon(lambda conn: _insert(conn, rows))
+        return self.write_soon(lambda conn: _insert(conn, rows), savepoint=len(rows) > INSERT_ROWS)
 
     def events(
         self, session_id: str, *, after: int = 0, limit: int | None = None
@@ -338,11 +340,24 @@ def _rows(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:
     ]
 
 
+INSERT_ROWS = MAX_BATCH
+"""Rows of one multi-row ``INSERT`` at most (6 parameters each, well under SQLite's 32,766): a
+group-committed batch is one statement."""
+
+
 def _insert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    conn.executemany(
-        "INSERT INTO events (session_id, seq, ts, source, type, envelope) VALUES (?,?,?,?,?,?)",
-        rows,
-    )
+    # One statement for many rows, not ``executemany``: the writer thread releases and retakes
+    # the GIL around every SQLite step, and each retake can wait a whole switch interval while
+    # the event loop runs, so a batch of N rows cost N such waits (decision 040).
+    for start in range(0, len(rows), INSERT_ROWS):
+        chunk = rows[start : start + INSERT_ROWS]
+        conn.execute(_insert_sql(len(chunk)), [v for row in chunk for v in row])
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(n: int) -> str:
+    values = ",".join(["(?,?,?,?,?,?)"] * n)
+    return f"INSERT INTO events (session_id, seq, ts, source, type, envelope) VALUES {values}"
 
 
 def _session(row: sqlite3.Row) -> SessionRecord:

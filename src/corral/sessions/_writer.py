@@ -14,7 +14,10 @@ batch); a batch of transcript writes only, with ``NORMAL``. So:
 * operations are applied in submission order (one thread, one FIFO), so a claim submitted after an
   enqueue sees it;
 * an operation that raises (a :class:`~corral.errors.QueueError`, the queue bound) rolls back only
-  its own savepoint; the others in the batch commit;
+  its own savepoint; the others in the batch commit. An operation submitted with
+  ``savepoint=False`` must change the database in at most one statement (SQLite undoes a failing
+  statement by itself): it runs without the ``SAVEPOINT`` / ``RELEASE`` pair, two GIL round trips
+  fewer (each one can wait a switch interval while the event loop runs, decision 040);
 * if the commit itself fails, every operation of the batch gets that error and none took effect.
 
 The fsync happens in the writer thread with the GIL released, and the event loop never waits for
@@ -44,7 +47,7 @@ MAX_BATCH = 256
 CLOSE_TIMEOUT = 30.0
 """How long :meth:`DbWriter.close` waits for the operations already submitted."""
 
-_Item = tuple[Callable[[sqlite3.Connection], Any], "Future[Any]", bool]
+_Item = tuple[Callable[[sqlite3.Connection], Any], "Future[Any]", bool, bool]
 
 
 class DbWriter:
@@ -64,14 +67,17 @@ class DbWriter:
         self._thread = threading.Thread(target=self._run, name="corral-queue-writer", daemon=True)
         self._thread.start()
 
-    def submit(self, operation: Operation[T], *, durable: bool = True) -> Future[T]:
+    def submit(
+        self, operation: Operation[T], *, durable: bool = True, savepoint: bool = True
+    ) -> Future[T]:
         """Queue ``operation``; its future resolves after the batch that ran it is committed
-        (fsync'd when ``durable``)."""
+        (fsync'd when ``durable``). ``savepoint=False``: the operation writes with one statement
+        at most (see the module docstring)."""
         future: Future[T] = Future()
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError("the database writer is closed")
-            self._items.put((operation, future, durable))
+            self._items.put((operation, future, durable, savepoint))
         return future
 
     def close(self) -> None:
@@ -106,28 +112,28 @@ class DbWriter:
             self._conn.close()
 
     def _commit(self, batch: list[_Item]) -> None:
-        live = [(op, fut) for op, fut, _ in batch if fut.set_running_or_notify_cancel()]
+        live = [(op, fut, sp) for op, fut, _, sp in batch if fut.set_running_or_notify_cancel()]
         if not live:
             return
         conn = self._conn
         outcomes: list[tuple[bool, Any]] = []
         try:
-            self._synchronous("FULL" if any(durable for _, _, durable in batch) else "NORMAL")
+            self._synchronous("FULL" if any(durable for _, _, durable, _ in batch) else "NORMAL")
             conn.execute("BEGIN IMMEDIATE")
-            for operation, _ in live:
-                outcomes.append(self._one(conn, operation))
+            for operation, _, savepoint in live:
+                outcomes.append(self._one(conn, operation, savepoint))
             conn.execute("COMMIT")
         except BaseException as exc:  # the batch as a whole failed: nothing of it took effect
             if conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
-            for _, future in live:
+            for _, future, _ in live:
                 future.set_exception(exc)
             if not isinstance(exc, Exception):
                 raise
             return
         self.batches += 1
-        for (_, future), (ok, value) in zip(live, outcomes, strict=True):
+        for (_, future, _), (ok, value) in zip(live, outcomes, strict=True):
             if ok:
                 future.set_result(value)
             else:
@@ -138,8 +144,17 @@ class DbWriter:
             self._conn.execute(f"PRAGMA synchronous = {mode}")
             self._mode = mode
 
-    def _one(self, conn: sqlite3.Connection, operation: Operation[Any]) -> tuple[bool, Any]:
+    def _one(
+        self, conn: sqlite3.Connection, operation: Operation[Any], savepoint: bool
+    ) -> tuple[bool, Any]:
         self.operations += 1
+        if not savepoint:  # one statement at most: a failing one is undone by SQLite itself
+            try:
+                return True, operation(conn)
+            except Exception as exc:
+                if not conn.in_transaction:
+                    raise
+                return False, exc
         conn.execute("SAVEPOINT corral_op")
         try:
             value = operation(conn)

@@ -29,7 +29,9 @@ from ..protocols.acp import AcpParser
 from ..protocols.claude_stream_json import ClaudeStreamParser
 from ..protocols.codex_app_server import AppServerParser
 from ..protocols.codex_exec import ExecParser
+from ..protocols.gemini_stream_json import GeminiStreamParser
 from ..protocols.hermes_gateway import HermesGatewayParser
+from ..protocols.opencode_run import OpenCodeRunParser
 from ..protocols.opencode_sse import OpenCodeSseParser
 from ..protocols.pi_rpc import PiRpcParser
 
@@ -99,6 +101,13 @@ TARGETS: dict[str, Target] = {
             lambda p, obj: [],
         ),
         Target(
+            "gemini-stream-json",
+            ("gemini-exec/*/*.jsonl",),
+            GeminiStreamParser,
+            lambda p, obj: p.feed(obj),
+            lambda p, obj: [],
+        ),
+        Target(
             "acp",
             (
                 "gemini/*/*.jsonl",
@@ -116,6 +125,13 @@ TARGETS: dict[str, Target] = {
             OpenCodeSseParser,
             lambda p, obj: p.feed(obj),
             lambda p, obj: p.feed_sent(obj),
+        ),
+        Target(
+            "opencode-run",
+            ("opencode-run/*/*.jsonl",),
+            OpenCodeRunParser,
+            lambda p, obj: p.feed(obj),
+            lambda p, obj: [],
         ),
         Target(
             "hermes-gateway",

@@ -128,6 +128,45 @@ def test_a_native_plan_loads_no_typer_and_nothing_heavy(tmp_path: Path) -> None:
     assert "subprocess" not in modules  # no child to start on the exec path
 
 
+# What the exec path (a native launch that becomes the harness) must not load: each was a
+# measured share of its start-up (decisions 025, 036, 038).
+NOT_ON_THE_EXEC_PATH = (
+    *HEAVY,
+    "subprocess",
+    "dataclasses",  # corral._record makes the launch path's classes
+    "inspect",
+    "typing",
+    "platformdirs",  # corral._paths knows the Linux directories
+    "tempfile",
+    "shutil",
+    "tomllib",  # pins.toml pre-parsed
+    "datetime",
+    "platform",
+    "hashlib",
+    "msgspec",
+)
+
+
+def test_the_exec_path_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
+    """``/bin/true`` as ``claude`` on PATH, no ``CORRAL_*`` variable (as a user runs it)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to("/bin/true")
+    env = {"HOME": str(tmp_path), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "corral", "launch", "claude", "-p", "hi"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = _imported(done.stderr)
+    assert "corral.launch._exec" in modules  # the listing is of a launch that reached execve
+    top = {m.split(".")[0] for m in modules}
+    assert sorted(top & set(NOT_ON_THE_EXEC_PATH)) == []
+
+
 def test_usage_errors_and_help_still_come_from_typer(tmp_path: Path) -> None:
     done = _corral(["claude", "--bogus"], tmp_path)
     assert done.returncode == 2

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 
-from corral.events import Envelope
 from corral.server._sse import format_event
 
 from .conftest import api_client, live_server, make_app
@@ -96,19 +95,57 @@ def test_format_event_has_id_type_and_envelope() -> None:
     assert frame.endswith("\n\n")
 
 
-async def test_waiting_envelopes_go_out_as_one_write() -> None:
-    from corral.events import Sequencer, TextDelta
-    from corral.server._sse import _frames
+async def test_event_stream_sends_one_write_per_batch_and_a_keepalive_for_an_empty_one() -> None:
+    from corral.server._sse import EventStream
 
-    seq = Sequencer("s", "t")
-    envs = [seq.wrap(TextDelta(text=str(i))) for i in range(5)]
+    async def batches() -> AsyncIterator[list[bytes]]:
+        yield [b"id: 1\n\n", b"id: 2\n\n"]
+        yield []
+        yield [b"id: 3\n\n"]
 
-    async def burst() -> AsyncIterator[Envelope]:
-        for env in envs:
-            yield env
+    sent: list[dict[str, Any]] = []
+    never = asyncio.Event()
 
-    chunks = [chunk async for chunk in _frames(burst())]
-    assert chunks[0].startswith(b":")
-    body = b"".join(chunks[1:])
-    assert body == b"".join(format_event(e) for e in envs)  # every frame, in order
-    assert len(chunks) < 1 + len(envs)  # and fewer writes than frames
+    async def receive() -> dict[str, Any]:
+        await never.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await asyncio.wait_for(EventStream(batches())({"type": "http"}, receive, send), WAIT)
+    assert sent[0]["type"] == "http.response.start"
+    assert (b"content-type", b"text/event-stream; charset=utf-8") in sent[0]["headers"]
+    bodies = [m["body"] for m in sent[1:]]
+    assert bodies == [
+        b": corral event stream\n\n",
+        b"id: 1\n\nid: 2\n\n",  # the frames of one batch: one write
+        b": keepalive\n\n",
+        b"id: 3\n\n",
+        b"",
+    ]
+    assert sent[-1]["more_body"] is False
+
+
+async def test_event_stream_stops_following_when_the_client_goes_away() -> None:
+    from corral.server._sse import EventStream
+
+    closed = asyncio.Event()
+
+    async def endless() -> AsyncIterator[list[bytes]]:
+        try:
+            while True:
+                await asyncio.sleep(0.01)
+                yield []
+        finally:
+            closed.set()
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(0.05)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    await asyncio.wait_for(EventStream(endless())({"type": "http"}, receive, send), WAIT)
+    assert closed.is_set()  # the feed was closed, so the hub forgets the observer

@@ -237,3 +237,34 @@ async def test_a_read_after_the_claim_started_sees_the_session_busy(
     # the read waits for the claim under way, which made the session busy in its transaction
     assert manager.get_session(sid).state == SessionState.BUSY
     assert manager.queue.get(prompt.id).state in (PromptState.SENDING, PromptState.DELIVERED)
+
+
+def test_a_failing_one_statement_operation_without_savepoint_fails_alone(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    sid = _session(db)
+    writer = DbWriter(db)
+    queue = PromptQueue(_db.connect(db), writer=writer)
+    try:
+        _, release, held = _hold(writer)
+        first = writer.submit(queue._enqueue(sid, "a", (), None, None), savepoint=False)
+
+        def duplicate(conn: sqlite3.Connection) -> None:  # one INSERT that violates the key
+            conn.execute(
+                "INSERT INTO prompts (id, session_id, position, state, text, attachments,"
+                " launch, created_at, updated_at) SELECT id, session_id, position + 100, state,"
+                " text, attachments, launch, created_at, updated_at FROM prompts"
+            )
+
+        bad = writer.submit(duplicate, savepoint=False)
+        last = writer.submit(queue._enqueue(sid, "c", (), None, None), savepoint=False)
+        batches = writer.batches
+        release.set()
+        held.result(10)
+        assert first.result(10).text == "a"
+        with pytest.raises(sqlite3.IntegrityError):
+            bad.result(10)
+        assert last.result(10).text == "c"
+        assert writer.batches == batches + 2  # the held one, then one transaction for the three
+        assert _texts(db, sid) == ["a", "c"]  # SQLite undid the failing statement alone
+    finally:
+        writer.close()

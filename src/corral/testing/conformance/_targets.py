@@ -20,6 +20,7 @@ from typing import Any
 
 from ...adapters.base import BaseAdapter, construct, supported_options
 from ...errors import AdapterNotFoundError
+from ...redirect._opencode_family import PROVIDER_ID as OPENCODE_PROVIDER
 from ...registry import Registry
 from ._types import Target
 
@@ -47,6 +48,8 @@ class TargetSpec:
     """``prepare(home, cwd)`` after the redirection is applied (a TUI's first-run answers)."""
     model: str = FAKE_MODEL
     """The model name the adapter is launched with."""
+    launch_init: Mapping[str, Any] = field(default_factory=dict)
+    """Launch options every scenario's adapter gets (a scenario's own ``init`` wins)."""
 
 
 _ACP_NO_QUESTION = (
@@ -140,6 +143,35 @@ _HERMES_GATEWAY_APPROVAL_SCRIPTS = {
     )
 }
 
+_OPENCODE_SUBAGENT_SCRIPT = {
+    # OpenCode's sub-agent tool is ``task`` (agent ``general``), not the scenario's ``agent``.
+    "steps": [
+        {
+            "name": "delegate-task",
+            "match": {"turn": 1, "user_text_contains": "Delegate"},
+            "reply": {
+                "tool_calls": [
+                    {
+                        "name": "task",
+                        "arguments": {
+                            "description": "Say hi",
+                            "prompt": "Sub-agent: reply with a greeting.",
+                            "subagent_type": "general",
+                        },
+                    }
+                ]
+            },
+        },
+        {
+            "name": "sub",
+            "match": {"user_text_contains": "Sub-agent"},
+            "reply": {"text": "Hi from the sub-agent."},
+        },
+        {"name": "done", "match": {"last_is_tool_result": True}, "reply": {"text": "DONE"}},
+    ],
+    "default": {"text": "Hello from the scripted model."},
+}
+
 SPECS: dict[str, TargetSpec] = {
     spec.agent: spec
     for spec in [
@@ -184,6 +216,19 @@ SPECS: dict[str, TargetSpec] = {
                 "resume-after-exit": "gemini 0.61.0 session/load re-initialises the session's chat "
                 "record before reading it, so the load finds no history ('No previous sessions "
                 "found for this project'); it only wins the race now and then",
+            },
+            turn_timeout=45.0,
+        ),
+        TargetSpec(
+            "gemini-exec",
+            "gemini-exec",
+            "gemini",
+            # gemini -p never asks; in its default mode the model is offered no tool that would
+            # ask (no write_file, no run_shell_command), so the tool scenarios run under yolo,
+            # as a person would with --vendor-permission-mode yolo.
+            launch_init={"permission_mode": "yolo"},
+            unsupported={
+                "input-during-turn": "gemini -p reads no input once started (one prompt per process)",
             },
             turn_timeout=45.0,
         ),
@@ -235,6 +280,17 @@ SPECS: dict[str, TargetSpec] = {
             "opencode",
             # The redirect config allows every tool; the session's own ruleset asks instead.
             approval_init={"permission_mode": "ask"},
+        ),
+        TargetSpec(
+            "opencode-run",
+            "opencode-run",
+            "opencode",
+            unsupported={
+                "cancel-mid-turn": "run prints a text part only once it is finished, right before "
+                "the step ends: a cancel cannot land mid-turn (interrupt() still ends the process)",
+            },
+            model=f"{OPENCODE_PROVIDER}/{FAKE_MODEL}",
+            scripts={"subagent": _OPENCODE_SUBAGENT_SCRIPT},
         ),
         TargetSpec(
             "kilo",
@@ -302,6 +358,8 @@ def build_target(
         red.apply()
         if spec.prepare is not None:
             spec.prepare(home, cwd)
+        for name, value in spec.launch_init.items():
+            init.setdefault(name, value)
         extra_args = [*red.argv, *init.pop("extra_args", [])]
         if "model" in supported_options(cls):  # a plain CLI picks its model its own way
             init.setdefault("model", spec.model)
