@@ -25,7 +25,10 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-import httpx
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
+
+if TYPE_CHECKING:  # httpx loads when a stream connects: after the server is spawned (decision 039)
+    import httpx
 
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 """Largest single event accepted; a bigger one ends the connection (and is reconnected)."""
@@ -147,6 +150,8 @@ class SseClient:
         return self._closed.is_set()
 
     async def __aiter__(self) -> AsyncIterator[SseMessage]:
+        import httpx
+
         while not self._closed.is_set():
             try:
                 async for msg in self._one_connection():
@@ -167,6 +172,8 @@ class SseClient:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
         if self._last_id is not None:
             headers["Last-Event-ID"] = self._last_id
+        import httpx
+
         timeout = httpx.Timeout(self._connect_timeout, read=None)
         async with self._client.stream(
             "GET", self._url, params=self._params, headers=headers, timeout=timeout

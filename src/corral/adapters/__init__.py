@@ -17,7 +17,7 @@ BUILTIN_ADAPTERS: dict[str, str] = {
     "claude-code": "corral.adapters.claude:ClaudeAdapter",
     "qwen": "corral.adapters.qwen:QwenAdapter",
     "codex": "corral.adapters.codex:CodexAdapter",
-    "codex-exec": "corral.adapters.codex:CodexExecAdapter",
+    "codex-exec": "corral.adapters._codex_exec:CodexExecAdapter",
     "gemini": "corral.adapters.gemini:GeminiAdapter",
     "gemini-exec": "corral.adapters.gemini_exec:GeminiExecAdapter",
     "qwen-acp": "corral.adapters.qwen_acp:QwenAcpAdapter",

@@ -6,8 +6,9 @@ An ACP vendor adapter subclasses :class:`AcpAdapter` and sets its launch (``cli_
 * spawn through ``self.transport_factory`` (default :class:`corral._process.ProcessTransport`:
   line cap, stderr tail, and a ``tap`` that sees every raw line both ways — the recorder uses it;
   a test plays a recording through :class:`corral.testing.Recording`) and talk JSON-RPC through
-  :class:`corral._process.JsonRpcClient`; request and response bodies are the SDK's schema types
-  (``acp.schema``) — see docs/decisions/009 for why not the SDK's connection;
+  :class:`corral._process.JsonRpcClient` (docs/decisions/009 for why not the SDK's connection);
+  request bodies are plain JSON, key for key the SDK's schema types' dumps (a test compares
+  them), so a run never imports the SDK's pydantic schema (decision 039);
 * ``initialize`` with the client capabilities corral serves (``fs`` confined to the project root,
   ``terminal`` as corral-managed processes), ``authenticate`` when ``session/new`` says
   ``auth_required``, then ``session/new`` — or ``session/load`` / ``session/resume`` for
@@ -65,7 +66,14 @@ from ..events import (
 from ..events._text import storable
 from ..protocols.acp import AcpParser
 from ._acp_fs import ProjectFiles
-from ._acp_handshake import AUTH_REQUIRED, agent_field, authenticate, initialize, open_session
+from ._acp_handshake import (
+    AUTH_REQUIRED,
+    agent_field,
+    authenticate,
+    client_capabilities,
+    initialize,
+    open_session,
+)
 from ._acp_launch import AcpLaunch, build_launch, prompt_blocks
 from ._acp_permissions import CANCELLED, Permissions
 from ._acp_terminal import Terminals
@@ -73,8 +81,8 @@ from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
 
-if TYPE_CHECKING:  # the ACP SDK's pydantic schema loads after the agent is spawned
-    from acp.schema import ClientCapabilities, InitializeResponse
+if TYPE_CHECKING:  # the ACP SDK's pydantic schema loads only when ``init`` is read
+    from acp.schema import InitializeResponse
 
 _TURN_TIMEOUT = 3600.0
 _TERMINAL_METHODS = frozenset(
@@ -127,8 +135,8 @@ class AcpAdapter(BaseAdapter, abstract=True):
         self.files = ProjectFiles(self.cwd)
         self.terminals: Terminals | None = None
         self.session_id: str | None = None
-        self.init: InitializeResponse | None = None
         self.init_raw: dict[str, Any] = {}
+        self._init_typed: tuple[dict[str, Any], InitializeResponse | None] | None = None
         self.session_raw: dict[str, Any] = {}
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._prompts: asyncio.Queue[tuple[list[dict[str, Any]], Callable[[], None] | None]] = (
@@ -349,21 +357,33 @@ class AcpAdapter(BaseAdapter, abstract=True):
             raise
 
     # ── handshake ──
-    def client_capabilities(self) -> ClientCapabilities:
-        # Imported here, once the agent process runs: building the SDK's pydantic models costs
-        # seconds under load (issue 20), and the agent boots meanwhile.
-        from acp.schema import ClientCapabilities, FileSystemCapabilities
-
-        return ClientCapabilities(
-            fs=FileSystemCapabilities(
-                read_text_file=self.serve_fs_read, write_text_file=self.serve_fs_write
-            ),
-            terminal=self.serve_terminal,
+    def client_capabilities(self) -> dict[str, Any]:
+        """What corral serves the agent, as the ``clientCapabilities`` of ``initialize``."""
+        return client_capabilities(
+            read=self.serve_fs_read, write=self.serve_fs_write, terminal=self.serve_terminal
         )
+
+    @property
+    def init(self) -> InitializeResponse | None:
+        """The ``initialize`` answer as the SDK's type (``None``: none yet, or it does not
+        validate). Parsed on first use: the SDK's pydantic schema costs about a second to import,
+        which no run pays unless it asks (decision 039)."""
+        if not self.init_raw:
+            return None
+        if self._init_typed is None or self._init_typed[0] is not self.init_raw:
+            from acp.schema import InitializeResponse
+            from pydantic import ValidationError
+
+            try:
+                typed: InitializeResponse | None = InitializeResponse.model_validate(self.init_raw)
+            except ValidationError:
+                typed = None
+            self._init_typed = (self.init_raw, typed)
+        return self._init_typed[1]
 
     async def _handshake(self) -> None:
         assert self._client is not None
-        self.init_raw, self.init = await initialize(self._client, self.client_capabilities())
+        self.init_raw = await initialize(self._client, self.client_capabilities())
 
         async def open_() -> None:
             assert self._client is not None

@@ -1,47 +1,47 @@
 """The ACP handshake steps: ``initialize``, ``authenticate``, and opening the session.
 
-Bodies are built with the SDK's schema types; results are kept raw (what the driver reads) and,
-for ``initialize``, also parsed into ``acp.schema.InitializeResponse`` when they validate.
+Bodies are plain JSON, key for key what the SDK's schema types dump
+(``tests/unit/acp/test_wire_bodies.py`` compares them with ``acp.schema``); results are kept raw
+(what the driver reads). The SDK's pydantic schema is not imported on a run: it costs about a
+second of CPU (decision 039); :attr:`AcpAdapter.init` parses the ``initialize`` answer with it
+only when someone asks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._process import JsonRpcClient
 from .._version import __version__
 from ..errors import JsonRpcError, UnsupportedOperation
 
-if TYPE_CHECKING:
-    from acp.schema import ClientCapabilities, InitializeResponse
-
 AUTH_REQUIRED = -32000
 """ACP's error code for ``session/new`` before ``authenticate``."""
+PROTOCOL_VERSION = 1
+"""The ACP version corral speaks: the SDK's ``acp.PROTOCOL_VERSION`` (a test keeps them equal)."""
 
 
-async def initialize(
-    client: JsonRpcClient, capabilities: ClientCapabilities
-) -> tuple[dict[str, Any], InitializeResponse | None]:
-    from acp import PROTOCOL_VERSION  # the SDK's pydantic schema: once the agent runs
-    from acp.schema import Implementation, InitializeRequest, InitializeResponse
-    from pydantic import ValidationError
+def client_capabilities(*, read: bool, write: bool, terminal: bool) -> dict[str, Any]:
+    """``ClientCapabilities`` as the SDK dumps it (with its default ``auth``)."""
+    return {
+        "fs": {"readTextFile": read, "writeTextFile": write},
+        "terminal": terminal,
+        "auth": {"terminal": False},
+    }
 
-    request = InitializeRequest(
-        protocol_version=PROTOCOL_VERSION,
-        client_capabilities=capabilities,
-        client_info=Implementation(name="corral", title="corral", version=__version__),
-    )
-    raw = await client.request(
-        "initialize", request.model_dump(mode="json", by_alias=True, exclude_none=True)
-    )
+
+async def initialize(client: JsonRpcClient, capabilities: dict[str, Any]) -> dict[str, Any]:
+    """``initialize``; the agent's raw answer (``JsonRpcError`` when it is not an object)."""
+    request = {
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": capabilities,
+        "clientInfo": {"name": "corral", "title": "corral", "version": __version__},
+    }
+    raw = await client.request("initialize", request)
     if not isinstance(raw, dict):
         raise JsonRpcError(-32603, f"initialize returned {raw!r}")
-    try:
-        typed: InitializeResponse | None = InitializeResponse.model_validate(raw)
-    except ValidationError:
-        typed = None
-    return raw, typed
+    return raw
 
 
 async def authenticate(

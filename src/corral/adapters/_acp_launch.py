@@ -55,11 +55,6 @@ def build_launch(
     return AcpLaunch(argv=tuple(argv), env=dict(env or {}))
 
 
-def _dump(block: Any) -> dict[str, Any]:
-    out: dict[str, Any] = block.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return out
-
-
 def prompt_blocks(
     text: str,
     attachments: Sequence[Attachment] = (),
@@ -72,17 +67,13 @@ def prompt_blocks(
     Images need the agent's ``promptCapabilities.image``; other files are embedded as resources
     when it has ``embeddedContext``, else passed as ``resource_link`` (by path). An attachment
     the agent cannot take raises ``ConfigError`` rather than being dropped silently.
-    """
-    from acp.schema import (  # the SDK's pydantic schema: once the agent runs (issue 20)
-        BlobResourceContents,
-        EmbeddedResourceContentBlock,
-        ImageContentBlock,
-        ResourceContentBlock,
-        TextContentBlock,
-        TextResourceContents,
-    )
 
-    blocks: list[dict[str, Any]] = [_dump(TextContentBlock(type="text", text=text))]
+    The blocks are plain JSON, key for key what the SDK's ``TextContentBlock``,
+    ``ImageContentBlock``, ``EmbeddedResourceContentBlock`` and ``ResourceContentBlock`` dump
+    (``tests/unit/acp/test_wire_bodies.py`` compares them): importing the SDK's pydantic schema
+    costs about a second of CPU, on every ACP run (decision 039).
+    """
+    blocks: list[dict[str, Any]] = [{"text": text, "type": "text"}]
     for att in attachments:
         name = att.name or (Path(att.path).name if att.path else "attachment")
         uri = Path(att.path).resolve().as_uri() if att.path else f"attachment:{name}"
@@ -90,25 +81,26 @@ def prompt_blocks(
             if not image:
                 raise ConfigError(f"the agent does not accept images ({name})")
             data = base64.b64encode(att.read_bytes()).decode()
-            block: Any = ImageContentBlock(
-                type="image", data=data, mime_type=att.media_type, uri=att.path and uri
-            )
+            block = _some({"data": data, "mimeType": att.media_type, "uri": att.path and uri})
+            block["type"] = "image"
         elif embedded_context:
             raw = att.read_bytes()
             try:
-                resource: Any = TextResourceContents(
-                    uri=uri, text=raw.decode("utf-8"), mime_type=att.media_type
-                )
+                resource = _some({"mimeType": att.media_type, "text": raw.decode("utf-8")})
+                resource["uri"] = uri
             except UnicodeDecodeError:
-                resource = BlobResourceContents(
-                    uri=uri, blob=base64.b64encode(raw).decode(), mime_type=att.media_type
-                )
-            block = EmbeddedResourceContentBlock(type="resource", resource=resource)
+                blob = base64.b64encode(raw).decode()
+                resource = _some({"blob": blob, "mimeType": att.media_type, "uri": uri})
+            block = {"resource": resource, "type": "resource"}
         elif att.path:
-            block = ResourceContentBlock(
-                type="resource_link", uri=uri, name=name, mime_type=att.media_type
-            )
+            block = _some({"mimeType": att.media_type, "name": name, "uri": uri})
+            block["type"] = "resource_link"
         else:
             raise ConfigError(f"the agent takes neither embedded files nor this one ({name})")
-        blocks.append(_dump(block))
+        blocks.append(block)
     return blocks
+
+
+def _some(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` without the ``None`` values (the SDK's ``exclude_none``)."""
+    return {k: v for k, v in fields.items() if v is not None}

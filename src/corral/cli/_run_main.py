@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import mimetypes
 import signal
 import sys
 import uuid
@@ -46,13 +45,25 @@ if TYPE_CHECKING:
 
 
 def adapter_class(agent: str) -> type[BaseAdapter]:
-    """The adapter class for ``agent``: the registry's answer, as for every other caller."""
+    """The adapter class for ``agent``: the registry's answer, as for every other caller.
+
+    A built-in id is answered without building the registry (its entry-point scan and drop-ins
+    cannot change the answer, ``registry/_builtin.py``); anything else builds it."""
+    from ..registry._builtin import resolve_builtin
+
+    cls = resolve_builtin(agent)
+    if cls is not None:
+        return cls
     from ..registry import Registry
 
     return Registry().resolve(agent)
 
 
 def load_images(paths: list[Path]) -> list[Attachment]:
+    if not paths:
+        return []
+    import mimetypes  # only for --image: not on the way to every spawn
+
     attachments = []
     for path in paths:
         if not path.is_file():
@@ -87,9 +98,11 @@ def run_command(
     check_prompt(prompt, attachments)
     if idle_timeout < 0:
         raise ConfigError("--idle-timeout must be 0 (off) or a positive number of seconds")
-    from ..registry import launch_gate
+    from ..registry._builtin import builtin_id
+    from ..registry._gate import launch_gate
 
-    asyncio.run(launch_gate(agent))  # a stale profile re-verifies first, or the run is refused
+    # A stale profile re-verifies first, or the run is refused; an alias is gated as its id.
+    asyncio.run(launch_gate(builtin_id(agent) or agent))
     cls = adapter_class(agent)
     session_ids: list[str] = []
     options = LaunchOptions.create(

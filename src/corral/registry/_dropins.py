@@ -17,10 +17,6 @@ with a syntax or import error, is logged and skipped, and the others still load.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.metadata
-import importlib.util
 import inspect
 import logging
 import sys
@@ -34,6 +30,7 @@ import msgspec
 from ..adapters.base import BaseAdapter
 from ..errors import ConfigError
 from ..manifests import Manifest, Platform, parse_manifest
+from ._builtin import load_ref as load_ref  # one definition, shared with the built-in path
 
 log = logging.getLogger("corral.registry")
 
@@ -56,6 +53,8 @@ EntryPointSource = Callable[[str], Iterable[EntryPointLike]]
 
 
 def installed_entry_points(group: str) -> Iterable[EntryPointLike]:
+    import importlib.metadata  # the scan of installed distributions: only when asked for
+
     return importlib.metadata.entry_points(group=group)
 
 
@@ -87,20 +86,6 @@ class Registration(msgspec.Struct, frozen=True, kw_only=True):
     aliases: tuple[str, ...] = ()
 
 
-def load_ref(ref: AdapterRef) -> type[BaseAdapter]:
-    """The class behind a reference; ``ConfigError`` when it is not a BaseAdapter subclass."""
-    if isinstance(ref, str):
-        module_name, _, attr = ref.strip().partition(":")
-        if not module_name or not attr:
-            raise ConfigError(f"adapter reference {ref!r} is not module:Class")
-        obj = getattr(importlib.import_module(module_name), attr, None)
-    else:
-        obj = ref
-    if not (inspect.isclass(obj) and issubclass(obj, BaseAdapter) and obj is not BaseAdapter):
-        raise ConfigError(f"{ref} is not a BaseAdapter subclass")
-    return obj
-
-
 def collect(hook: Callable[[Register], object], origin: str) -> list[Registration]:
     """Call ``hook(register)`` and return what it registered (it may raise)."""
     found: list[Registration] = []
@@ -128,12 +113,16 @@ def collect(hook: Callable[[Register], object], origin: str) -> list[Registratio
 
 
 def _module_name(path: Path) -> str:
+    import hashlib
+
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
     return f"corral_ext_adapters.{path.stem}_{digest}"
 
 
 def import_module_file(path: Path) -> ModuleType:
     """Import one ``.py`` file as a fresh module; any exception propagates (nothing is left behind)."""
+    import importlib.util
+
     name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from .._paths import home_dir
 from ..errors import AdapterNotFoundError, AdapterUnverified
-from ._registry import Registry
+from ._builtin import builtin_manifest
 from ._state import VerifyRecord, ensure_verified, is_stale, last_verify
 
 GATE_TIMEOUT = 45.0
@@ -29,15 +30,20 @@ async def launch_gate(
     record = last_verify(adapter_id, home=home)
     if record is None:
         return None  # checked first: most launches never build a registry
-    registry = Registry(home=home)
+    home = home if home is not None else home_dir()
     try:
-        manifest = registry.manifest(adapter_id)
+        # A built-in's manifest is the registry's answer without building it (``_builtin``).
+        manifest = builtin_manifest(adapter_id)
+        if manifest is None:
+            from ._registry import Registry
+
+            manifest = Registry(home=home).manifest(adapter_id)
     except AdapterNotFoundError:
         return None
-    if not is_stale(manifest, home=registry.home):
+    if not is_stale(manifest, home=home):
         return record
     try:
-        record = await asyncio.wait_for(ensure_verified(manifest, home=registry.home), timeout)
+        record = await asyncio.wait_for(ensure_verified(manifest, home=home), timeout)
     except TimeoutError:
         raise AdapterUnverified(adapter_id, f"the verification took over {timeout:g} s") from None
     if not record.ok:

@@ -17,6 +17,10 @@ Classes (what makes an id runnable) come through one hook, ``register_adapters(r
 4. ``$CORRAL_EXTRA_ADAPTERS`` (``module:Class,…``) and classes a caller passes as ``adapters=``:
    these are the caller's deliberate choice and may replace a built-in class.
 
+A built-in id or alias always names the built-in: a custom manifest, a drop-in or an entry point
+that takes one (as its id or as an alias) is skipped as a load problem. ``corral run`` relies on
+that rule to resolve a built-in id without building the registry (:mod:`._builtin`).
+
 A class registered without a manifest gets one synthesized from its identity attributes. A manifest
 with no class may still be driven by the driver registered for its protocol under the
 ``corral.drivers`` entry-point group; otherwise it is listed with ``runnable: false`` and the
@@ -29,7 +33,6 @@ import json
 import logging
 import os
 from collections.abc import Iterator, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +45,7 @@ from ..adapters.base import BaseAdapter
 from ..errors import AdapterNotFoundError, ConfigError, ManifestError
 from ..events import Capabilities
 from ..manifests import PROTOCOLS, Manifest, Violation, parse_manifest, read_manifest_file
+from ._builtin import BUILTIN_ALIASES, EXTRA_ADAPTERS_ENV, extra_refs, load_builtin_manifests
 from ._dropins import (
     AdapterRef,
     EntryPointSource,
@@ -61,8 +65,6 @@ from ._lifecycle import Detection, detect_many
 log = logging.getLogger("corral.registry")
 
 Source = Literal["builtin", "custom", "dropin", "entry-point", "extra"]
-EXTRA_ADAPTERS_ENV = "CORRAL_EXTRA_ADAPTERS"
-"""``module:Class`` entries, comma-separated, registered on top of everything else (test hook)."""
 
 
 class RegistryEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -92,25 +94,11 @@ class Runnable(msgspec.Struct, frozen=True, kw_only=True):
     reason: str | None = None
 
 
-def load_builtin_manifests() -> list[Manifest]:
-    """The manifests shipped with corral, sorted by id."""
-    folder = resources.files("corral.registry") / "builtin"
-    manifests = []
-    for item in sorted(folder.iterdir(), key=lambda p: p.name):
-        if item.name.endswith(".json"):
-            manifests.append(parse_manifest(json.loads(item.read_text("utf-8")), source=item.name))
-    return manifests
-
-
 def default_ext_dir(home: Path | None = None) -> Path:
     env = os.environ.get("CORRAL_EXT_ADAPTERS_DIR")
     if env:
         return Path(env)
     return (home if home is not None else home_dir()) / "ext_adapters"
-
-
-def _extra_refs() -> list[str]:
-    return [r.strip() for r in os.environ.get(EXTRA_ADAPTERS_ENV, "").split(",") if r.strip()]
 
 
 class Registry:
@@ -140,6 +128,7 @@ class Registry:
         self._loaded: dict[str, tuple[type[BaseAdapter] | None, str | None]] = {}
         self._drivers: dict[str, type[BaseAdapter]] | None = None
         self.problems: list[LoadProblem] = []
+        self.builtin_ids: frozenset[str] = frozenset()
         for manifest in load_builtin_manifests():
             self._entries[manifest.id] = RegistryEntry(
                 manifest=manifest,
@@ -155,7 +144,7 @@ class Registry:
         if entry_points is not None:
             self._add_all(*load_entry_point_adapters(entry_points), source="entry-point")
         if use_env:
-            self._add_all(*load_references(_extra_refs(), EXTRA_ADAPTERS_ENV), source="extra")
+            self._add_all(*load_references(extra_refs(), EXTRA_ADAPTERS_ENV), source="extra")
         if adapters:
             explicit = [
                 Registration(agent_id=agent_id, ref=cls, origin="adapters=")
@@ -215,6 +204,12 @@ class Registry:
         )
         self._loaded.pop(reg.agent_id, None)
         for alias in reg.aliases:
+            if source in ("dropin", "entry-point") and (
+                alias in self.builtin_ids or alias in BUILTIN_ALIASES
+            ):
+                # A built-in's name always means the built-in (registry/_builtin.py relies on it).
+                self._problem(label, f"alias {alias!r} is the name of a built-in adapter")
+                continue
             self._aliases[alias] = reg.agent_id
 
     # ── reading ──

@@ -14,9 +14,15 @@ from pathlib import Path
 import msgspec
 
 from .._paths import home_dir
-from ..manifests import Manifest
-from ._lifecycle import CheckResult, verify
-from ._profiles import profile_key
+
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
+
+if TYPE_CHECKING:
+    from ..manifests import Manifest
+    from ._lifecycle import CheckResult
+
+# ``last_verify`` is the launch gate's first step on every ``corral run``: the lifecycle (verify)
+# and the profiles load only once there is a record to check (decision 039).
 
 
 class VerifyRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,6 +47,8 @@ def record_verify(
     manifest: Manifest, result: CheckResult, *, home: Path | None = None
 ) -> VerifyRecord:
     """Store ``result`` as the adapter's last verification, with its current profile hash."""
+    from ._profiles import profile_key
+
     record = VerifyRecord(
         adapter_id=manifest.id,
         profile_hash=profile_key(manifest, home=home),
@@ -67,6 +75,8 @@ def last_verify(adapter_id: str, *, home: Path | None = None) -> VerifyRecord | 
 
 def is_stale(manifest: Manifest, *, home: Path | None = None) -> bool:
     """True unless the last verification passed for exactly the current structured profile."""
+    from ._profiles import profile_key
+
     record = last_verify(manifest.id, home=home)
     return (
         record is None or not record.ok or record.profile_hash != profile_key(manifest, home=home)
@@ -80,4 +90,6 @@ async def ensure_verified(
     record = last_verify(manifest.id, home=home)
     if record is not None and not is_stale(manifest, home=home):
         return record
+    from ._lifecycle import verify
+
     return record_verify(manifest, await verify(manifest, settle=settle), home=home)
