@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import ProcessError, UnsupportedOperation
+from ..errors import UnsupportedOperation
 from ..events import (
     AgentInfo,
     EndReason,
@@ -36,13 +36,14 @@ from ..protocols.codex_exec import ExecParser
 from . import _codex_launch as launch
 from ._codex_common import Attachments, native_argv_env
 from ._codex_handoff import CodexTerminal
+from ._one_shot import ProcessPerPrompt
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from .base import Attachment, BaseAdapter
 
 
 @store_hooks("_store_codex")
-class CodexExecAdapter(CodexTerminal, BaseAdapter):
+class CodexExecAdapter(CodexTerminal, ProcessPerPrompt, BaseAdapter):
     """Codex through ``codex exec --json``: headless, one process per turn."""
 
     agent_id: ClassVar[str] = "codex-exec"
@@ -162,36 +163,17 @@ class CodexExecAdapter(CodexTerminal, BaseAdapter):
         for event in parser.finish(code, transport.stderr_tail):
             self._emit(event)
 
-    async def interrupt(self) -> None:
-        if self._transport is None or self._pump is None or self._pump.done():
-            return
-        self._cancelled = True
-        await self._transport.kill(2.0)
-        with contextlib.suppress(asyncio.CancelledError, ProcessError):
-            await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-
     async def stop(self) -> None:
         if self._ended:
             return
-        killed = False
-        if self._pump is not None and not self._pump.done():
-            if self._parser is not None and self._parser.turn_done:
-                # The turn is over and codex is exiting on its own: let it.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-            if not self._pump.done():
-                await self.interrupt()
-                killed = True
+        killed = await self._end_last_process()
         self._attachments.cleanup()
         self._emit(SessionEnded(reason=EndReason.KILLED if killed else EndReason.COMPLETED))
         self._ended = True
 
     async def query_status(self) -> dict[str, Any]:
-        running = self._pump is not None and not self._pump.done()
         return {
-            "alive": not self._ended,
-            "busy": running and not (self._parser is not None and self._parser.turn_done),
-            "pid": self._transport.pid if running and self._transport is not None else None,
+            **self._process_status(alive=not self._ended),
             "thread_id": self.thread_id,
             "model": self.model,
         }

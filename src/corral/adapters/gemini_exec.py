@@ -33,10 +33,11 @@ from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import ConfigError, ProcessError, UnsupportedOperation
+from ..errors import ConfigError, UnsupportedOperation
 from ..events import AgentInfo, EndReason, Event, SessionStarted, UnknownEvent
 from ..intents import Intent, Rendering, refusals
 from ..protocols.gemini_stream_json import GeminiStreamParser
+from ._one_shot import ProcessPerPrompt
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._outbox import EventOutbox
 from ._usage import UsageTotals
@@ -108,12 +109,13 @@ def render_intent(intent: Intent, allowed_commands: Sequence[str], cwd: str) -> 
     return Rendering(intent=intent, argv=("--approval-mode", "yolo"))
 
 
-class GeminiExecAdapter(EventOutbox, BaseAdapter):
+class GeminiExecAdapter(EventOutbox, ProcessPerPrompt, BaseAdapter):
     """Gemini CLI through ``gemini -p --output-format stream-json``: one process per turn."""
 
     agent_id: ClassVar[str] = "gemini-exec"
     display_name: ClassVar[str] = "Gemini CLI (-p)"
     cli_binary: ClassVar[str | None] = "gemini"
+    kill_grace: ClassVar[float] = 1.0
 
     transport_factory: TransportFactory = DEFAULT_TRANSPORT
     """Builds the agent's line transport; a test plugs in :class:`corral.testing.Recording`."""
@@ -237,36 +239,18 @@ class GeminiExecAdapter(EventOutbox, BaseAdapter):
             self._emit(parser.cancelled())
         self._emit(parser.finish(code, transport.stderr_tail))
 
-    async def interrupt(self) -> None:
-        if self._transport is None or self._pump is None or self._pump.done():
-            return
-        self._cancelled = True
-        await self._transport.kill(1.0)
-        with contextlib.suppress(asyncio.CancelledError, ProcessError):
-            await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-
     async def stop(self) -> None:
         if self._ended:
             return
-        killed = False
-        if self._pump is not None and not self._pump.done():
-            if self._parser is not None and self._parser.turn_done:
-                with contextlib.suppress(TimeoutError):  # let gemini exit on its own
-                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-            if not self._pump.done():
-                await self.interrupt()
-                killed = True
+        killed = await self._end_last_process()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
         self._end(EndReason.KILLED if killed else EndReason.COMPLETED, None, None)
 
     async def query_status(self) -> dict[str, Any]:
-        running = self._pump is not None and not self._pump.done()
         return {
-            "alive": not self._ended,
-            "busy": running and not (self._parser is not None and self._parser.turn_done),
-            "pid": self._transport.pid if running and self._transport is not None else None,
+            **self._process_status(alive=not self._ended),
             "session_id": self.session_id,
             "model": self.model,
         }

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import ProcessError, UnsupportedOperation
+from ..errors import UnsupportedOperation
 from ..events import (
     AgentInfo,
     EndReason,
@@ -46,6 +46,7 @@ from ..intents import Intent
 from ..intents import opencode as intent_rules
 from ..protocols.opencode_run import OpenCodeRunParser
 from ._codex_common import Attachments
+from ._one_shot import ProcessPerPrompt
 from ._opencode_run_launch import check_model, run_launch
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
@@ -56,7 +57,7 @@ EXIT_WAIT = 10.0
 
 
 @store_hooks("_store_opencode")
-class OpenCodeRunAdapter(BaseAdapter):
+class OpenCodeRunAdapter(ProcessPerPrompt, BaseAdapter):
     """OpenCode through ``opencode run --format json``: headless, one process per turn."""
 
     agent_id: ClassVar[str] = "opencode-run"
@@ -166,36 +167,17 @@ class OpenCodeRunAdapter(BaseAdapter):
         if self.on_session_id is not None:
             self.on_session_id(sid)
 
-    async def interrupt(self) -> None:
-        if self._transport is None or self._pump is None or self._pump.done():
-            return
-        self._cancelled = True
-        await self._transport.kill(2.0)
-        with contextlib.suppress(asyncio.CancelledError, ProcessError):
-            await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-
     async def stop(self) -> None:
         if self._ended:
             return
-        killed = False
-        if self._pump is not None and not self._pump.done():
-            if self._parser is not None and self._parser.turn_done:
-                # The turn is over and opencode is exiting on its own: let it.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
-            if not self._pump.done():
-                await self.interrupt()
-                killed = True
+        killed = await self._end_last_process()
         self._attachments.cleanup()
         self._emit(SessionEnded(reason=EndReason.KILLED if killed else EndReason.COMPLETED))
         self._ended = True
 
     async def query_status(self) -> dict[str, Any]:
-        running = self._pump is not None and not self._pump.done()
         return {
-            "alive": not self._ended,
-            "busy": running and not (self._parser is not None and self._parser.turn_done),
-            "pid": self._transport.pid if running and self._transport is not None else None,
+            **self._process_status(alive=not self._ended),
             "agent_session_id": self.session_id,
             "model": self.model,
         }
