@@ -6,15 +6,12 @@ command starts fast and nothing pulls in asyncio before it is needed.
 
 from __future__ import annotations
 
-import importlib
-
+from ._exports import lazy_exports
 from ._version import __version__
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from .adapters.base import Attachment, BaseAdapter, DetectedAgent, ModelInfo
     from .errors import CorralError
     from .events import AgentInfo, Capabilities, Envelope, Event
@@ -46,14 +43,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

@@ -7,13 +7,11 @@ JSON-RPC modules (decision 039).
 
 from __future__ import annotations
 
-import importlib
+from .._exports import lazy_exports
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._correlate import Correlator
     from ._http import (
         DEFAULT_HTTP_TRANSPORT,
@@ -103,14 +101,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

@@ -8,13 +8,11 @@ without the registry's entry-point scan, the drop-in loader or the lifecycle (de
 
 from __future__ import annotations
 
-import importlib
+from .._exports import lazy_exports
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._builtin import EXTRA_ADAPTERS_ENV, load_builtin_manifests
     from ._dropins import (
         ADAPTERS_GROUP,
@@ -149,14 +147,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)
