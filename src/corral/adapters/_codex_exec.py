@@ -11,14 +11,12 @@ under way before it is nearly over, and the conformance cancel scenario races ``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import UnsupportedOperation
 from ..events import (
     AgentInfo,
     EndReason,
@@ -100,12 +98,7 @@ class CodexExecAdapter(CodexTerminal, ProcessPerPrompt, BaseAdapter):
         return info
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
-        if self._pump is not None and not self._pump.done():
-            if self._parser is None or not self._parser.turn_done:
-                raise UnsupportedOperation(self.agent_id, "input during a turn")
-            # The turn is over; the process is only exiting.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._pump), 10.0)
+        await self._before_next_process()
         images = [self._attachments.path_of(a) for a in attachments or () if a.is_image]
         others = [self._attachments.path_of(a) for a in attachments or () if not a.is_image]
         prompt = "\n".join([text, *(f"Attached file: {p}" for p in others)])

@@ -13,10 +13,13 @@ import contextlib
 from typing import Any, ClassVar, Protocol
 
 from .._process import LineTransport
-from ..errors import ProcessError
+from ..errors import ProcessError, UnsupportedOperation
 
 PUMP_WAIT = 5.0
 """Seconds the pump gets to finish after a kill, or to exit after its turn ended."""
+
+EXIT_WAIT = 10.0
+"""Seconds a process whose turn is over gets to exit before the next prompt's process starts."""
 
 
 class _TurnParser(Protocol):
@@ -30,11 +33,21 @@ class ProcessPerPrompt:
     _pump: asyncio.Task[None] | None
     _parser: _TurnParser | None
     _cancelled: bool
+    agent_id: ClassVar[str]
     kill_grace: ClassVar[float] = 2.0
     """Seconds between SIGTERM and SIGKILL of the process group on an interrupt."""
 
     def _running(self) -> bool:
         return self._pump is not None and not self._pump.done()
+
+    async def _before_next_process(self) -> None:
+        """Refuse a prompt while a turn runs; let the last process, its turn over, exit first."""
+        if self._pump is None or self._pump.done():
+            return
+        if self._parser is None or not self._parser.turn_done:
+            raise UnsupportedOperation(self.agent_id, "input during a turn")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._pump), EXIT_WAIT)
 
     async def interrupt(self) -> None:
         if self._transport is None or self._pump is None or self._pump.done():

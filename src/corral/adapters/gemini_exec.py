@@ -22,7 +22,6 @@ silently skips the file).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import tempfile
@@ -33,7 +32,7 @@ from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import ConfigError, UnsupportedOperation
+from ..errors import ConfigError
 from ..events import AgentInfo, EndReason, Event, SessionStarted, UnknownEvent
 from ..intents import Intent, Rendering, refusals
 from ..protocols.gemini_stream_json import GeminiStreamParser
@@ -171,11 +170,7 @@ class GeminiExecAdapter(EventOutbox, ProcessPerPrompt, BaseAdapter):
         return info
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
-        if self._pump is not None and not self._pump.done():
-            if self._parser is None or not self._parser.turn_done:
-                raise UnsupportedOperation(self.agent_id, "input during a turn")
-            with contextlib.suppress(TimeoutError):  # the turn is over; gemini is exiting
-                await asyncio.wait_for(asyncio.shield(self._pump), 10.0)
+        await self._before_next_process()
         plan = build_launch(
             binary=self.binary,
             prompt=text,

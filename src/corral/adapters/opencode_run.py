@@ -23,14 +23,12 @@ What it cannot do, and why (each shown on OpenCode 1.18.33, docs/protocols/openc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar, Unpack
 
 from .._process import DEFAULT_TRANSPORT, LineTransport, OverlongLine, Tap, TransportFactory
 from .._process._decode import BadJson, loads
-from ..errors import UnsupportedOperation
 from ..events import (
     AgentInfo,
     EndReason,
@@ -100,12 +98,7 @@ class OpenCodeRunAdapter(ProcessPerPrompt, BaseAdapter):
         return info
 
     async def send(self, text: str, attachments: Sequence[Attachment] | None = None) -> None:
-        if self._pump is not None and not self._pump.done():
-            if self._parser is None or not self._parser.turn_done:
-                raise UnsupportedOperation(self.agent_id, "input during a turn")
-            # The turn is over; the process is only exiting.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._pump), EXIT_WAIT)
+        await self._before_next_process()
         plan = run_launch(
             binary=self.binary,
             prompt=text,
