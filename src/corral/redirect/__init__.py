@@ -16,44 +16,62 @@ switches off the CLI's telemetry and update checks. The launcher and the real-CL
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from ..errors import ConfigError
-from . import aider, claude, codex, copilot, gemini, hermes, kilo, opencode, pi, qwen
 from ._model import Redirection, root_url, v1_url
 
+TYPE_CHECKING = False  # ``typing`` costs ``corral launch``'s start-up (decision 036)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
 
-class RedirectFn(Protocol):
-    def __call__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str,
-        home: Path,
-        bypass_permissions: bool = False,
-    ) -> Redirection: ...
+    class RedirectFn(Protocol):
+        def __call__(
+            self,
+            *,
+            base_url: str,
+            model: str,
+            api_key: str,
+            home: Path,
+            bypass_permissions: bool = False,
+        ) -> Redirection: ...
 
 
-REDIRECTS: dict[str, RedirectFn] = {
-    "claude": claude.redirect,
-    "codex": codex.redirect,
-    "opencode": opencode.redirect,
-    "gemini": gemini.redirect,
-    "pi": pi.redirect,
-    "qwen": qwen.redirect,
-    "hermes": hermes.redirect,
-    "kilo": kilo.redirect,
-    "copilot": copilot.redirect,
-    "aider": aider.redirect,
-}
+_AGENTS = (
+    "claude",
+    "codex",
+    "opencode",
+    "gemini",
+    "pi",
+    "qwen",
+    "hermes",
+    "kilo",
+    "copilot",
+    "aider",
+)
+"""Each has a module of this package, named after it, with a ``redirect`` function. They load
+on first use: ``corral launch`` needs one of them, not ten (benchmark P3)."""
+
+
+def _redirect_fn(agent: str) -> Callable[..., Redirection]:
+    # ``__import__``, not ``importlib.import_module``: the latter bypasses ``-X importtime``,
+    # which tests/unit/launch/test_launch_fast.py reads to keep the launch path lean.
+    module = __import__(f"{__name__}.{agent}", fromlist=["redirect"])
+    fn: Callable[..., Redirection] = module.redirect
+    return fn
+
+
+def __getattr__(name: str) -> Any:
+    if name == "REDIRECTS":  # agent -> its redirect function (imports every module)
+        redirects: dict[str, RedirectFn] = {a: _redirect_fn(a) for a in _AGENTS}
+        return redirects
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def supported() -> list[str]:
     """Agents that have a redirection."""
-    return list(REDIRECTS)
+    return list(_AGENTS)
 
 
 def redirect_for(
@@ -70,12 +88,11 @@ def redirect_for(
     ``bypass_permissions`` asks for whatever the CLI needs to run with approvals bypassed
     (today only Claude Code, which wants ``IS_SANDBOX=1`` when running as root).
     """
-    fn: Callable[..., Redirection] | None = REDIRECTS.get(agent)
-    if fn is None:
+    if agent not in _AGENTS:
         raise ConfigError(
-            f"no endpoint redirection for agent {agent!r} (known: {', '.join(REDIRECTS)})"
+            f"no endpoint redirection for agent {agent!r} (known: {', '.join(_AGENTS)})"
         )
-    return fn(
+    return _redirect_fn(agent)(
         base_url=base_url,
         model=model,
         api_key=api_key,

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from .._record import dataclass, field
+
+TYPE_CHECKING = False  # ``typing`` costs ``corral launch``'s start-up (decision 036)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 @dataclass(frozen=True)

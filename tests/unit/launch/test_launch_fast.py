@@ -147,14 +147,21 @@ NOT_ON_THE_EXEC_PATH = (
 )
 
 
-def test_the_exec_path_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
+# A plain launch, and one redirected to a custom endpoint (P3's one-shot rows), which writes its
+# configuration through ``corral.redirect``: one redirection module, not all ten.
+_REDIRECTED = ["custom", "-t", "anthropic", "--api-base", "http://127.0.0.1:9", "-m", "m"]
+
+
+@pytest.mark.parametrize("provider", [[], _REDIRECTED], ids=["plain", "redirected"])
+def test_the_exec_path_loads_nothing_it_does_not_need(tmp_path: Path, provider: list[str]) -> None:
     """``/bin/true`` as ``claude`` on PATH, no ``CORRAL_*`` variable (as a user runs it)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "claude").symlink_to("/bin/true")
     env = {"HOME": str(tmp_path), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    launch = ["launch", "claude", *provider, "--home", str(tmp_path / "h"), "-p", "hi"]
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "corral", "launch", "claude", "-p", "hi"],
+        [sys.executable, "-X", "importtime", "-m", "corral", *launch],
         env=env,
         capture_output=True,
         text=True,
@@ -165,6 +172,8 @@ def test_the_exec_path_loads_nothing_it_does_not_need(tmp_path: Path) -> None:
     assert "corral.launch._exec" in modules  # the listing is of a launch that reached execve
     top = {m.split(".")[0] for m in modules}
     assert sorted(top & set(NOT_ON_THE_EXEC_PATH)) == []
+    redirects = sorted(m for m in modules if m.startswith("corral.redirect."))
+    assert redirects == (["corral.redirect._model", "corral.redirect.claude"] if provider else [])
 
 
 def test_usage_errors_and_help_still_come_from_typer(tmp_path: Path) -> None:
