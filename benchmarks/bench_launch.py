@@ -22,6 +22,13 @@ line), ``corral --version`` (the Typer CLI's start-up, which ``corral launch`` s
 ``corral launch claude -p hi`` with ``/bin/true`` installed as ``claude`` (corral's own cost,
 without a harness's noise).
 corral runs through the installed ``corral`` script (what a user types), else ``python -m corral``.
+
+``--stamp`` adds, per one-shot, the measure that a harness's own spread cannot blur: the CLI
+behind a small bash wrapper (on ``PATH``, the pinned install hidden) that notes
+``$EPOCHREALTIME`` and its argv/environment, then ``exec``s the real CLI. Bare and corral run the
+same wrapper, so "to exec" is how long after the benchmark spawned the command the harness
+started — for corral, its whole share (``corral launch`` ``execve``s into the harness) — and the
+argv and environment the harness got are compared between the two sides.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -37,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from corral._redact import MARK
 from corral.agents import agents_root, locate
 from corral.testing import FakeModelServer
 
@@ -52,6 +61,7 @@ CORRAL = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "corral
 # the harness's own flags a one-shot needs in a scratch directory (no git repo, not trusted)
 ONE_SHOT_ARGS = {"codex": ("--", "--skip-git-repo-check"), "gemini": ("--", "--skip-trust")}
 TIMEOUT = 180.0
+API_KEY = "corral-bench-key"  # any key: the scripted model checks none
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -117,6 +127,76 @@ def _pair(
     return Sample(c), Sample(b)
 
 
+_WRAPPER = """#!/bin/bash
+printf '%s\\n' "$EPOCHREALTIME" >> {stamps}
+printf '%s\\0' "$@" > {argv}
+export -p > {env}
+exec {real} "$@"
+"""
+
+
+class Stamped:
+    """A wrapper that notes when and how it was started, then becomes ``real``."""
+
+    def __init__(self, root: Path, name: str, real: Path) -> None:
+        self.dir = root / f"stamp-{name}"
+        self.dir.mkdir()
+        self.stamps, self.argv, self.env = (self.dir / n for n in ("stamps", "argv", "env"))
+        wrapper = self.dir / name
+        wrapper.write_text(
+            _WRAPPER.format(
+                stamps=shlex.quote(str(self.stamps)),
+                argv=shlex.quote(str(self.argv)),
+                env=shlex.quote(str(self.env)),
+                real=shlex.quote(str(real)),
+            )
+        )
+        wrapper.chmod(0o755)
+        self.wrapper = wrapper
+
+    def run(self, argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, bytes, bytes]:
+        """(seconds from spawn to the harness's start, its argv, its environment)."""
+        self.stamps.unlink(missing_ok=True)
+        spawned = time.time()
+        _time(argv, env, cwd)
+        started = float(self.stamps.read_text().split()[-1])  # the last start is the exec
+        return started - spawned, self.argv.read_bytes(), self.env.read_bytes()
+
+
+def _stamped_pair(
+    stamped: Stamped,
+    corral: list[str],
+    bare: list[str],
+    corral_env: dict[str, str],
+    bare_env: dict[str, str],
+    cwd: Path,
+    repeat: int,
+) -> dict[str, object]:
+    stamped.run(corral, corral_env, cwd)
+    stamped.run(bare, bare_env, cwd)
+    c, b = [], []
+    same = True
+    for _ in range(repeat):
+        tb, argv_b, env_b = stamped.run(bare, bare_env, cwd)
+        tc, argv_c, env_c = stamped.run(corral, corral_env, cwd)
+        b.append(tb)
+        c.append(tc)
+        same = same and argv_b == argv_c and env_b == env_c
+    bare_ms, corral_ms = _ms(statistics.median(b)), _ms(statistics.median(c))
+    added = corral_ms - bare_ms
+    print(
+        f"{'':<20} to exec   bare {bare_ms:5.1f} ms  corral {corral_ms:5.1f} ms  "
+        f"added {added:+5.1f} ms  {'PASS' if added <= 50 else 'FAIL'}  "
+        f"(best {_ms(min(b)):.1f}/{_ms(min(c)):.1f}; same argv and environment: {same})"
+    )
+    return {
+        "exec_bare_ms": bare_ms,
+        "exec_corral_ms": corral_ms,
+        "exec_added_ms": added,
+        "same_argv_env": same,
+    }
+
+
 def _ms(seconds: float) -> float:
     return seconds * 1000
 
@@ -173,6 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--json", action="store_true", help="Also print the rows as JSON.")
+    ap.add_argument(
+        "--stamp",
+        action="store_true",
+        help="Also time each one-shot to the harness's exec, through a stamping wrapper.",
+    )
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="corral-bench-launch-") as tmp:
@@ -244,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
                     base,
                     "-m",
                     "fake-model",
+                    "--api-key",
+                    API_KEY,
                     "--home",
                     str(home),
                     "-p",
@@ -261,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 assert plan["proxyNeeded"] is False, plan
                 bare_env = {k: v for k, v in env.items() if k not in plan["unsetEnv"]}
-                bare_env |= plan["env"]
+                # the plan redacts the key; the bare run gets the one corral passes
+                bare_env |= {k: v.replace(MARK, API_KEY) for k, v in plan["env"].items()}
                 c, b = _pair(
                     [*launch, *tail],
                     [str(binary), *plan["args"]],
@@ -271,6 +359,21 @@ def main(argv: list[str] | None = None) -> int:
                     args.repeat,
                 )
                 rows.append(_row(f"{agent} -p hi", c, b))
+                if args.stamp and executable == str(binary):
+                    stamped = Stamped(root, agent, binary)
+                    stamp_env = {
+                        "PATH": f"{stamped.dir}{os.pathsep}{env.get('PATH', '')}",
+                        "CORRAL_AGENTS_DIR": str(root / "no-agents"),
+                    }
+                    rows[-1] |= _stamped_pair(
+                        stamped,
+                        [*launch, *tail],
+                        [str(stamped.wrapper), *plan["args"]],
+                        env | stamp_env,
+                        bare_env | stamp_env,
+                        root,
+                        args.repeat,
+                    )
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         floor_ms = {name: _ms(s.wall) for name, s in floors.items()}
