@@ -62,7 +62,7 @@ def _launch(args: argparse.Namespace) -> bool:
     quick = args.quick
     from . import bench_launch
 
-    bench_launch.main(["--repeat", "2" if quick else "5"])
+    bench_launch.main(["--repeat", "2" if quick else "5", "--stamp"])
     return False
 
 
