@@ -1,0 +1,40 @@
+"""bench_live_path's statistics: nearest-rank percentiles and one latency per stamped event."""
+
+from __future__ import annotations
+
+import pytest
+from benchmarks.bench_live_path import latencies, latency_stats, percentile
+
+
+def test_nearest_rank_percentiles() -> None:
+    values = [float(v) for v in range(1, 101)]  # 1 … 100
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile(values, 1.0) == 100.0
+    assert percentile([7.0], 0.99) == 7.0
+    assert percentile([1.0, 2.0, 3.0], 0.5) == 2.0
+    with pytest.raises(ValueError):
+        percentile([], 0.5)
+
+
+def test_latency_stats_are_in_milliseconds_and_unordered_input_is_sorted() -> None:
+    ns = [3_000_000, 1_000_000, 2_000_000, 50_000_000]  # 3, 1, 2, 50 ms
+    stats = latency_stats(ns)
+    assert stats.n == 4
+    assert stats.p50_ms == 2.0
+    assert stats.p99_ms == 50.0
+    assert stats.max_ms == 50.0
+
+
+def test_an_envelope_carrying_its_stamp_twice_counts_once() -> None:
+    # The event's text and the vendor line it keeps as ``raw`` both hold the stamp.
+    data = (
+        b'{"seq":7,"event":{"type":"text.delta","text":"[t=1000]",'
+        b'"raw":{"delta":{"text":"[t=1000]"}}}}'
+    )
+    assert latencies(data, 4500) == [3500]
+
+
+def test_distinct_stamps_each_count_and_a_line_without_one_counts_none() -> None:
+    assert latencies(b"[t=100] and [t=300]", 1000) == [900, 700]
+    assert latencies(b'{"type":"result"}', 1000) == []
