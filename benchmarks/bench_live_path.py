@@ -17,14 +17,18 @@ The anchor runs in the same run and at the same time: the same stand-in spawned 
 and read straight from its stdout pipe (no corral), so the machine's own scheduling delay shows in
 it as much as in corral's figure. Two scenarios: ``idle`` (the anchor and one session) and
 ``busy`` (the same with ``--busy`` more sessions streaming alike). Printed: p50 / p99 / max of
-receive − send per event, corral's added p50 and p99 over the anchor, the service's CPU per event,
-and whether every delta arrived.
+receive − send per event; the part of it before the session layer numbered the event (the
+envelope's ``ts``, a wall clock, brought to the monotonic one by an offset read in the observer:
+the pipe, framing, parser and redaction; the rest is the store's group commit, the hub and the SSE
+write); corral's added p50 and p99 over the anchor; the service's CPU per event; and whether every
+delta arrived.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import json
 import math
 import os
@@ -43,6 +47,7 @@ from ._serve_session import HEADERS, ServeChild, serve_child, sse_events
 from .bench_serve_scale import _cpu_s
 
 STAMP = re.compile(rb"\[t=(\d+)\]")
+TS = re.compile(rb'"ts":"([^"]+)"')
 GOAL_ADDED_MS = 10.0
 
 
@@ -66,6 +71,16 @@ def latency_stats(latencies_ns: Sequence[int]) -> Stats:
     """p50, p99 and max of receive − send, in milliseconds."""
     ordered = sorted(v / 1e6 for v in latencies_ns)
     return Stats(len(ordered), percentile(ordered, 0.5), percentile(ordered, 0.99), ordered[-1])
+
+
+def envelope_ts_ns(data: bytes) -> int | None:
+    """The envelope's ``ts`` (wall clock, set by the session layer when it numbers the event) in
+    nanoseconds since the epoch; ``None`` without one."""
+    m = TS.search(data)
+    if m is None:
+        return None
+    when = datetime.datetime.fromisoformat(m.group(1).decode())
+    return int(when.timestamp()) * 1_000_000_000 + when.microsecond * 1000
 
 
 def latencies(data: bytes, received_ns: int) -> list[int]:
@@ -103,13 +118,17 @@ async def bare_pipe(argv: Sequence[str], env: dict[str, str], go: asyncio.Event)
 
 async def corral_session(
     api: httpx.AsyncClient, child: ServeChild, repo: Path, ready: asyncio.Event, go: asyncio.Event
-) -> list[int]:
-    """One ``claude-code`` session of the stand-in, followed over SSE; its deltas' latencies."""
+) -> tuple[list[int], list[int]]:
+    """One ``claude-code`` session of the stand-in, followed over SSE: its deltas' latencies, and
+    of each the part before the session layer numbered it (the envelope's ``ts``, a wall clock
+    taken back to the monotonic one through an offset read here)."""
+    offset = time.time_ns() - time.monotonic_ns()
     created = await api.post("/api/sessions", json={"adapter_id": "claude-code", "cwd": str(repo)})
     if created.status_code != 201:
         raise RuntimeError(f"session refused: {created.status_code} {created.text[:300]}")
     sid = str(created.json()["id"])
     found: list[int] = []
+    to_envelope: list[int] = []
     events = sse_events(child.port, sid)
     try:
         async for kind, _, _ in events:
@@ -120,13 +139,17 @@ async def corral_session(
         (await api.post(f"/api/sessions/{sid}/prompts", json={"text": "go"})).raise_for_status()
         async for kind, data, at in events:
             if kind == b"text.delta":
-                found += latencies(data, at)
+                got = latencies(data, at)
+                found += got
+                ts = envelope_ts_ns(data)
+                if len(got) == 1 and ts is not None:
+                    to_envelope.append(ts - offset - (at - got[0]))
             elif kind in (b"turn.completed", b"session.ended"):
                 break
     finally:
         await events.aclose()
         await api.post(f"/api/sessions/{sid}/kill", json={})
-    return found
+    return found, to_envelope
 
 
 async def scenario(
@@ -150,7 +173,8 @@ async def scenario(
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout)
         cpu0, t0 = _cpu_s(child.pid), time.monotonic()
         go.set()
-        measured, *others = await asyncio.wait_for(asyncio.gather(*sessions), timeout)
+        (measured, split), *rest = await asyncio.wait_for(asyncio.gather(*sessions), timeout)
+        others = [found for found, _ in rest]
         bare = await asyncio.wait_for(anchor, timeout)
         cpu, wall = _cpu_s(child.pid) - cpu0, time.monotonic() - t0
     seen = len(measured) + sum(len(o) for o in others)
@@ -158,6 +182,7 @@ async def scenario(
         "busy": busy,
         "bare": latency_stats(bare),
         "corral": latency_stats(measured),
+        "to_envelope": latency_stats(split) if split else None,
         "all_sessions": latency_stats([v for s in (measured, *others) for v in s]),
         "complete": all(len(s) == int(env[_stamp_cli.EVENTS_ENV]) for s in (measured, *others)),
         "events": seen,
@@ -207,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'idle' if not r['busy'] else 'busy'}: 1 session + {r['busy']} streaming alike")
         print(_line("bare stdout pipe (anchor)", bare))
         print(_line("corral serve → SSE observer", ours))
+        if r["to_envelope"] is not None:
+            print(_line("  of which stdout → envelope", r["to_envelope"]))
         if r["busy"]:
             print(_line("every session", r["all_sessions"]))
         verdict = "met" if added99 <= GOAL_ADDED_MS else "missed"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
-from benchmarks.bench_live_path import latencies, latency_stats, percentile
+from benchmarks.bench_live_path import envelope_ts_ns, latencies, latency_stats, percentile
+
+from corral.events import Envelope, TextDelta, encode
 
 
 def test_nearest_rank_percentiles() -> None:
@@ -38,3 +42,13 @@ def test_an_envelope_carrying_its_stamp_twice_counts_once() -> None:
 def test_distinct_stamps_each_count_and_a_line_without_one_counts_none() -> None:
     assert latencies(b"[t=100] and [t=300]", 1000) == [900, 700]
     assert latencies(b'{"type":"result"}', 1000) == []
+
+
+def test_the_envelope_timestamp_is_read_as_the_session_layer_wrote_it() -> None:
+    when = datetime(2026, 12, 2, 4, 0, 1, 234567, tzinfo=UTC)
+    envelope = Envelope(
+        session_id="s", seq=1, ts=when, source="x", event=TextDelta(text="[t=5]", message_id="m")
+    )
+    assert envelope_ts_ns(encode(envelope)) == 1_796_184_001_234_567_000
+    assert envelope_ts_ns(encode(envelope)) == int(when.timestamp() * 1e6) * 1000
+    assert envelope_ts_ns(b'{"seq":1}') is None
