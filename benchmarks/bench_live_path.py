@@ -2,6 +2,7 @@
 20 part 1: goal <= 10 ms added per event).
 
     python -m benchmarks.bench_live_path [--events 1000] [--interval 0.005] [--busy 8]
+                                         [--profile FILE]
 
 The agent is ``benchmarks/_stamp_cli.py``, a stand-in for Claude Code's stream-json mode driven by
 the real ``claude-code`` adapter inside a ``corral serve`` child (127.0.0.1, temporary
@@ -33,6 +34,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import tempfile
 import time
@@ -44,7 +46,7 @@ import httpx
 
 from . import _stamp_cli
 from ._serve_session import HEADERS, ServeChild, serve_child, sse_events
-from .bench_serve_scale import _cpu_s
+from .bench_serve_scale import _cpu_s, _py_spy, _thread_cpu_s
 
 STAMP = re.compile(rb"\[t=(\d+)\]")
 TS = re.compile(rb'"ts":"([^"]+)"')
@@ -159,6 +161,7 @@ async def scenario(
     repo: Path,
     busy: int,
     timeout: float,
+    profile: str | None = None,
 ) -> dict[str, object]:
     go = asyncio.Event()
     readies = [asyncio.Event() for _ in range(busy + 1)]
@@ -171,12 +174,17 @@ async def scenario(
         ]
         anchor = asyncio.create_task(bare_pipe(cli, env, go))
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout)
-        cpu0, t0 = _cpu_s(child.pid), time.monotonic()
+        spy = _py_spy(profile, child.pid) if profile else None
+        cpu0, threads0, t0 = _cpu_s(child.pid), _thread_cpu_s(child.pid), time.monotonic()
         go.set()
         (measured, split), *rest = await asyncio.wait_for(asyncio.gather(*sessions), timeout)
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(60)
         others = [found for found, _ in rest]
         bare = await asyncio.wait_for(anchor, timeout)
         cpu, wall = _cpu_s(child.pid) - cpu0, time.monotonic() - t0
+        threads = {k: v - threads0.get(k, 0.0) for k, v in _thread_cpu_s(child.pid).items()}
     seen = len(measured) + sum(len(o) for o in others)
     return {
         "busy": busy,
@@ -188,6 +196,7 @@ async def scenario(
         "events": seen,
         "events_per_s": seen / wall,
         "cpu_per_event_us": cpu / max(1, seen) * 1e6,
+        "loop_cpu_per_event_us": threads.get("main", 0.0) / max(1, seen) * 1e6,
     }
 
 
@@ -204,7 +213,17 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         env = {**os.environ, **config}
         with serve_child(root, targets) as child:
             return [
-                asyncio.run(scenario(child, [str(cli)], env, repo, busy, args.timeout))
+                asyncio.run(
+                    scenario(
+                        child,
+                        [str(cli)],
+                        env,
+                        repo,
+                        busy,
+                        args.timeout,
+                        f"{args.profile}.{'busy' if busy else 'idle'}" if args.profile else None,
+                    )
+                )
                 for busy in (0, args.busy)
             ]
 
@@ -222,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=0.005)
     parser.add_argument("--busy", type=int, default=8, help="Other sessions streaming meanwhile.")
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--profile", help="py-spy the service while each scenario streams (FILE.idle, FILE.busy)"
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()
     ok = True
@@ -242,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"  {r['events']} events at {r['events_per_s']:,.0f}/s, service CPU"
-            f" {r['cpu_per_event_us']:.0f} µs per event; every delta arrived: {r['complete']}"
+            f" {r['cpu_per_event_us']:.0f} µs per event ({r['loop_cpu_per_event_us']:.0f} on the"
+            f" event loop's thread); every delta arrived: {r['complete']}"
         )
         ok = ok and bool(r["complete"])
     print(f"load average at the start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
