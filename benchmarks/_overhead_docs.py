@@ -103,7 +103,8 @@ def overhead_block(
         f"Written by `python -m benchmarks.bench_overhead --write-docs docs/compatibility.md` on "
         f"{when}: {cores or os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
         f"{load[2]:.1f} at the start. One text turn against the scripted model, the bare headless "
-        f"CLI, `corral run ADAPTER --json`{serve_text} alternating, median of {repeat}; the bare "
+        f"CLI{',' if serve else ' and'} `corral run ADAPTER --json`{serve_text} alternating, median "
+        f"of {repeat}; the bare "
         "`codex` column runs `codex exec`, corral's `codex` runs the app-server. What the figures "
         "mean: [performance](performance.md).",
         "",

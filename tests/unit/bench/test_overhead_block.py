@@ -47,6 +47,7 @@ def test_the_serve_rows_sit_under_the_run_rows_one_column_per_adapter() -> None:
     block = overhead_block(rows, 5, (3.5, 1.7, 1.7), now=NOW, cores=2)
     assert "2026-12-02 04:00 UTC: 2 cores, load average 3.5 / 1.7 / 1.7" in block
     assert "| | pi | codex |" in block
+    assert "the bare headless CLI, `corral run ADAPTER --json` and a new session in one" in block
     assert _cells(block, "`corral run`: first text / turn end (s)") == ["1.00 / 1.04"] * 2
     assert _cells(block, "goal") == ["met", "missed"]
     assert _cells(block, "`corral serve` session: ready / first text / turn end (s)") == [
@@ -72,6 +73,7 @@ def test_a_run_without_serve_keeps_the_old_rows_only_and_names_the_skipped() -> 
     rows = [RUN, {"adapter": "hermes", "skipped": "hermes is not installed"}]
     block = overhead_block(rows, 3, (1.0, 1.0, 1.0), now=NOW, cores=2)
     assert "corral serve" not in block and "| serve" not in block
+    assert "the bare headless CLI and `corral run ADAPTER --json` alternating, median of 3" in block
     assert "| | pi |" in block
     assert block.rstrip().endswith("hermes: not measured (hermes is not installed).")
     page = splice_block("# Compatibility\n\n## Notes\n\n1. x\n", "overhead", block)
