@@ -15,7 +15,8 @@ socket (:class:`SseLines` frames it), posts one prompt and times, on ``time.mono
 * turn end    …to the observer reading ``turn.completed``
 * RSS         the highest VmRSS of the service process sampled every 20 ms meanwhile
 
-and kills the session.
+and kills the session. A turn that does not end within the timeout is a failed sample (``ok``
+false), as a bare run that times out is; a refused session create raises.
 """
 
 from __future__ import annotations
@@ -192,8 +193,10 @@ async def one_turn(
             sid = str(created.json()["id"])
             try:
                 return await asyncio.wait_for(_turn(api, child, sid, prompt, ready, peak), timeout)
-            finally:
-                await api.post(f"/api/sessions/{sid}/kill", json={})
+            except TimeoutError:  # counted as a failed run, as a bare run that times out is
+                return ServeSample(ready, None, None, max(peak, default=0), False)
+            finally:  # a kill stops the CLI first: its own, longer bound
+                await api.post(f"/api/sessions/{sid}/kill", json={}, timeout=max(30.0, timeout))
         finally:
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
