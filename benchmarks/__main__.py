@@ -100,6 +100,17 @@ def _live_path(args: argparse.Namespace) -> bool:
     return bool(bench_live_path.main(quick))
 
 
+def _live_claude(args: argparse.Namespace) -> bool:
+    from corral.agents import locate
+
+    from . import bench_live_claude
+
+    if locate("claude") is None:
+        print("skipped: the pinned claude CLI is not installed (corral agents install claude)")
+        return False
+    return bool(bench_live_claude.main(["--rounds", "1"] if args.quick else []))
+
+
 def _serve_scale(args: argparse.Namespace) -> bool:
     from . import bench_serve_scale
 
@@ -155,6 +166,10 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
     "live-path": (
         "per event: an agent's stdout line to a corral serve SSE observer vs a bare pipe",
         _live_path,
+    ),
+    "live-claude": (
+        "per event with the real Claude Code: model send to reader, bare vs in corral serve",
+        _live_claude,
     ),
     "startup": ("corral --version / --help / serve ready vs python -c pass", _startup),
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),

@@ -117,6 +117,11 @@ class SseLines:
         self._head = True
         self._type = b"message"
 
+    @property
+    def attached(self) -> bool:
+        """Whether the HTTP head has been read (the stream is open)."""
+        return not self._head
+
     def feed(self, chunk: bytes) -> list[tuple[bytes, bytes]]:
         data = self._rest + chunk
         if self._head:
@@ -139,23 +144,31 @@ class SseLines:
         return out
 
 
-async def sse_events(port: int, session_id: str) -> AsyncGenerator[tuple[bytes, bytes, int]]:
+async def sse_events(
+    port: int, session_id: str, after: int = 0
+) -> AsyncGenerator[tuple[bytes, bytes, int]]:
     """``(event type, data, monotonic ns when its bytes were read)`` of one session's stream,
-    from its first stored event on, until the caller stops iterating."""
+    from the stored event after ``after`` on, until the caller stops iterating. The first item is
+    ``(b"", b"", ns)`` when the response's head has arrived: the observer is attached."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(
         (
-            f"GET /api/sessions/{session_id}/stream?after=0 HTTP/1.1\r\n"
+            f"GET /api/sessions/{session_id}/stream?after={after} HTTP/1.1\r\n"
             f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
             "Accept: text/event-stream\r\n\r\n"
         ).encode()
     )
     await writer.drain()
     frames = SseLines()
+    attached = False
     try:
         while chunk := await reader.read(1 << 16):
             now = time.monotonic_ns()
-            for kind, data in frames.feed(chunk):
+            found = frames.feed(chunk)
+            if not attached and frames.attached:
+                attached = True
+                yield b"", b"", now
+            for kind, data in found:
                 yield kind, data, now
     finally:
         writer.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from benchmarks.bench_live_claude import SendTimes, token_latencies
 from benchmarks.bench_live_path import envelope_ts_ns, latencies, latency_stats, percentile
 
 from corral.events import Envelope, TextDelta, encode
@@ -52,3 +53,34 @@ def test_the_envelope_timestamp_is_read_as_the_session_layer_wrote_it() -> None:
     assert envelope_ts_ns(encode(envelope)) == 1_796_184_001_234_567_000
     assert envelope_ts_ns(encode(envelope)) == int(when.timestamp() * 1e6) * 1000
     assert envelope_ts_ns(b'{"seq":1}') is None
+
+
+def test_a_token_counts_once_at_its_first_sighting_and_unsent_tokens_are_left_out() -> None:
+    sent = {0: 100, 1: 200}
+    found = [(0, 150), (1, 260), (0, 900), (7, 300)]  # token 0 again in the final message
+    assert token_latencies(found, sent) == [50, 60]
+
+
+def test_send_times_come_from_the_one_request_that_streamed_the_whole_reply() -> None:
+    class Log:
+        def __init__(self) -> None:
+            self.calls: list[int] = []
+
+        def progress(self, record: object, frames_sent: int) -> None:
+            self.calls.append(frames_sent)
+
+    class Server:
+        requests = Log()
+
+    times = SendTimes(Server())  # type: ignore[arg-type]
+    side, main = object(), object()
+    for n in (1, 2):  # a request that stopped before the text
+        Server.requests.progress(side, n)
+    for n in range(1, 6):  # message_start, content_block_start, three deltas
+        Server.requests.progress(main, n)
+    assert Server.requests.calls == [1, 2, 1, 2, 3, 4, 5]  # the log still sees every frame
+    sent = times.take(3)
+    assert sorted(sent) == [0, 1, 2]
+    assert sent[0] <= sent[1] <= sent[2]
+    with pytest.raises(RuntimeError, match="0 model requests"):
+        times.take(3)  # taken once: the next turn starts empty

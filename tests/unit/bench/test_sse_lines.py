@@ -10,7 +10,9 @@ HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
 def test_the_http_head_is_skipped_even_when_split() -> None:
     frames = SseLines()
     assert frames.feed(HEAD[:10]) == []
+    assert not frames.attached
     assert frames.feed(HEAD[10:] + b"id: 1\nevent: status\ndata: {}\n\n") == [(b"status", b"{}")]
+    assert frames.attached
 
 
 def test_an_event_split_across_reads_comes_out_once_whole() -> None:
