@@ -93,6 +93,24 @@ def _overhead(args: argparse.Namespace) -> bool:
     return bool(bench_overhead.main(["--repeat", "2" if args.quick else "5"]))
 
 
+def _live_path(args: argparse.Namespace) -> bool:
+    from . import bench_live_path
+
+    quick = ["--events", "200", "--busy", "2"] if args.quick else []
+    return bool(bench_live_path.main(quick))
+
+
+def _live_claude(args: argparse.Namespace) -> bool:
+    from corral.agents import locate
+
+    from . import bench_live_claude
+
+    if locate("claude") is None:
+        print("skipped: the pinned claude CLI is not installed (corral agents install claude)")
+        return False
+    return bool(bench_live_claude.main(["--rounds", "1"] if args.quick else []))
+
+
 def _serve_scale(args: argparse.Namespace) -> bool:
     from . import bench_serve_scale
 
@@ -141,7 +159,18 @@ SECTIONS: dict[str, tuple[str, Callable[[argparse.Namespace], bool]]] = {
         "decision 041's probe: Pi lines decoded into structs, raw as bytes",
         _typed_probe,
     ),
-    "overhead": ("corral run vs the bare CLI, per target (one-shot)", _overhead),
+    "overhead": (
+        "corral run and a corral serve session vs the bare CLI, per target (one turn)",
+        _overhead,
+    ),
+    "live-path": (
+        "per event: an agent's stdout line to a corral serve SSE observer vs a bare pipe",
+        _live_path,
+    ),
+    "live-claude": (
+        "per event with the real Claude Code: model send to reader, bare vs in corral serve",
+        _live_claude,
+    ),
     "startup": ("corral --version / --help / serve ready vs python -c pass", _startup),
     "serve-scale": ("one corral serve, many sessions and SSE observers", _serve_scale),
     "serve-claude": (

@@ -1,12 +1,15 @@
-"""What corral adds over the bare CLI: one-shot runs, per target, in the same run (issue 20 part 1).
+"""What corral adds over the bare CLI, per target, in the same run (issue 20 part 1).
 
-    python -m benchmarks.bench_overhead [--repeat 5] [--only claude-code,pi]
+    python -m benchmarks.bench_overhead [--repeat 5] [--only claude-code,pi] [--no-serve]
                                         [--write-docs docs/compatibility.md]
 
-For each pair below, the pinned CLI runs one text-only turn against the scripted model server twice
-over: once bare, in its own headless mode (the anchor), and once through ``corral run ADAPTER …
---json``, with the same redirection, the same prompt and the same model. Runs alternate (bare,
-corral, bare, corral …) so drift on a shared machine falls on both sides. Per run it records:
+For each pair below, the pinned CLI runs one text-only turn against the scripted model server three
+ways: bare, in its own headless mode (the anchor); through ``corral run ADAPTER … --json``; and
+through a new session in one ``corral serve`` child process started for the whole run (loopback,
+temporary ``CORRAL_HOME``, its own token; ``--no-serve`` leaves it out). All three get the same
+binary, redirection, environment, prompt and model (the service gets the redirection through
+``benchmarks._serve_targets``). Runs alternate (bare, run, serve, bare, run, serve …) so drift on a
+shared machine falls on every side. Per bare and ``corral run`` run it records:
 
 * first text  seconds from spawn to the first stdout line that carries the scripted reply
 * end         seconds from spawn to exit (the turn end, for a one-shot run)
@@ -15,18 +18,34 @@ corral, bare, corral …) so drift on a shared machine falls on both sides. Per 
 * CPU         user + system seconds of the whole process tree (corral and the agent below it),
               which a loaded machine stretches far less than the wall time
 
-and prints medians, the wall ratio corral/bare and the added milliseconds. Goal (issue 20): wall
-ratio <= 1.10 and <= 50 ms added. "Time to ready" is not separate for a one-shot run: the CLI is
-ready when it starts the turn, so it is inside "first text".
+and per serve session (``benchmarks._serve_session``, times as an SSE observer sees them):
+
+* ready       ``POST /api/sessions`` to its 201 (the adapter started, ``session.started`` stored:
+              for a long-lived protocol the CLI is spawned and its handshake answered; a
+              one-process-per-prompt driver spawns nothing yet)
+* first text  the prompt's ``POST`` to the first ``text.delta`` / ``text.complete`` on the stream
+* turn end    the prompt's ``POST`` to ``turn.completed`` on the stream (a one-shot CLI may still
+              be exiting then; the bare "end" is its exit)
+* RSS         the highest VmRSS of the service process during the session
+
+It prints medians, the wall ratio corral/bare and the added milliseconds; for serve (a new session
+and one turn stand for one one-shot run), ready + turn end against the bare CLI's last stdout line
+(its own turn end, as ``turn.completed`` is corral's: both before the CLI exits) and ready + first
+text against the bare first text. Goal (issue 20):
+wall ratio <= 1.10 and <= 50 ms added. "Time to ready" is not separate for a one-shot run: the CLI
+is ready when it starts the turn, so it is inside "first text". The per-event figure of the live
+path is ``benchmarks.bench_live_path``.
 
 ``--write-docs PAGE`` also writes the figures as the ``overhead`` block of the compatibility page
-(one column per adapter, the matrix's layout), with the machine, load and date of this run.
+(``benchmarks._overhead_docs``: one column per adapter, the matrix's layout), with the machine,
+load and date of this run.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
+import asyncio
+import contextlib
 import os
 import resource
 import statistics
@@ -42,11 +61,13 @@ from corral.agents import locate
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
 
+from ._overhead_docs import fmt, met, overhead_block
+from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
+from .bench_serve_scale import _rss_kib
+
 REPLY = "Hello from the scripted model."
 PROMPT = "Say hello."
 MODEL = "fake-model"
-GOAL_RATIO = 1.10
-GOAL_ADDED_MS = 50.0
 
 
 @dataclass(frozen=True)
@@ -84,6 +105,8 @@ class Sample:
     peak_rss_kib: int | None
     returncode: int
     cpu: float | None = None
+    last_line: float | None = None
+    """Seconds from spawn to the last stdout line: the CLI's own end of the turn, before exit."""
 
 
 @dataclass
@@ -119,6 +142,7 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> 
         start_new_session=True,
     )
     first: list[float] = []
+    last: list[float] = []
     peak: list[int] = []
 
     def sample_rss() -> None:
@@ -133,6 +157,8 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> 
     assert proc.stdout is not None
     try:
         for raw in proc.stdout:
+            if raw.strip():
+                last[:] = [time.perf_counter() - start]
             if not first and b"Hello" in raw:
                 first.append(time.perf_counter() - start)
         proc.wait(timeout=timeout)
@@ -144,7 +170,12 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> 
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every descendant reaped by then
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Sample(
-        first[0] if first else None, end, max(peak) if peak else None, proc.returncode, cpu
+        first[0] if first else None,
+        end,
+        max(peak) if peak else None,
+        proc.returncode,
+        cpu,
+        last[0] if last else None,
     )
 
 
@@ -174,34 +205,67 @@ def _git_repo(root: Path) -> Path:
     return repo
 
 
-def run_pair(pair: Pair, server: FakeModelServer, repeat: int, timeout: float) -> dict[str, object]:
+@dataclass(frozen=True)
+class Workspace:
+    """One pair's isolated home and git repository, its CLI redirected to the scripted model."""
+
+    binary: Path
+    repo: Path
+    env: dict[str, str]
+    argv: tuple[str, ...]
+    redirect_env: dict[str, str]
+
+    def serve_target(self) -> dict[str, object]:
+        """What the ``corral serve`` child adds to this adapter (``benchmarks._serve_targets``):
+        the same binary, redirection and environment the bare CLI gets."""
+        env = {**self.redirect_env, "NO_COLOR": "1", "PWD": str(self.repo)}
+        return {"binary": str(self.binary), "env": env, "argv": list(self.argv)}
+
+
+def prepare(pair: Pair, server: FakeModelServer, root: Path) -> Workspace | None:
     binary = locate(pair.cli)
     if binary is None:
-        return {"adapter": pair.adapter, "skipped": f"{pair.cli} is not installed"}
+        return None
+    root.mkdir(parents=True)
+    home = root / "home"
+    home.mkdir()
+    repo = _git_repo(root)
+    red = redirect_for(pair.cli, base_url=server.base_url, model=MODEL, api_key="t", home=home)
+    red.apply()
+    env = red.environ({k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")})
+    env["NO_COLOR"] = "1"
+    # As a shell in the repo would: OpenCode and Claude Code take $PWD as their project.
+    env["PWD"] = str(repo)
+    return Workspace(binary, repo, env, red.argv, dict(red.env))
+
+
+def _serve_sample(pair: Pair, ws: Workspace, child: ServeChild, timeout: float) -> ServeSample:
+    body = {"adapter_id": pair.adapter, "cwd": str(ws.repo), "model": pair.model}
+    return asyncio.run(one_turn(child, body, PROMPT, timeout))
+
+
+def run_pair(
+    pair: Pair, ws: Workspace, child: ServeChild | None, repeat: int, timeout: float
+) -> dict[str, object]:
+    """Bare, ``corral run`` and (with ``child``) a ``corral serve`` session, alternating."""
     bare, ours = Series(), Series()
-    with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
-        root = Path(tmp)
-        home = root / "home"
-        home.mkdir()
-        repo = _git_repo(root)
-        red = redirect_for(pair.cli, base_url=server.base_url, model=MODEL, api_key="t", home=home)
-        red.apply()
-        env = red.environ({k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")})
-        env["NO_COLOR"] = "1"
-        # As a shell in the repo would: OpenCode and Claude Code take $PWD as their project.
-        env["PWD"] = str(repo)
-        # One untimed run of each warms the CLI's caches (node's compile cache, first-run files).
-        measure(bare_argv(pair, binary, red.argv), env, repo, timeout)
-        measure(corral_argv(pair, binary, red.argv, repo), env, repo, timeout)
-        for _ in range(repeat):
-            bare.samples.append(measure(bare_argv(pair, binary, red.argv), env, repo, timeout))
-            ours.samples.append(
-                measure(corral_argv(pair, binary, red.argv, repo), env, repo, timeout)
-            )
+    served: list[ServeSample] = []
+    bare_argv_ = bare_argv(pair, ws.binary, ws.argv)
+    corral_argv_ = corral_argv(pair, ws.binary, ws.argv, ws.repo)
+    # One untimed run of each warms the CLI's caches (node's compile cache, first-run files).
+    measure(bare_argv_, ws.env, ws.repo, timeout)
+    measure(corral_argv_, ws.env, ws.repo, timeout)
+    if child is not None:
+        _serve_sample(pair, ws, child, timeout)
+    for _ in range(repeat):
+        bare.samples.append(measure(bare_argv_, ws.env, ws.repo, timeout))
+        ours.samples.append(measure(corral_argv_, ws.env, ws.repo, timeout))
+        if child is not None:
+            served.append(_serve_sample(pair, ws, child, timeout))
     failed = [s.returncode for s in bare.samples + ours.samples if s.returncode != 0]
     b_end, c_end = bare.median("end"), ours.median("end")
     assert b_end is not None and c_end is not None
-    return {
+    row: dict[str, object] = {
         "adapter": pair.adapter,
         "bare_first_text": bare.median("first_text"),
         "corral_first_text": ours.median("first_text"),
@@ -213,65 +277,66 @@ def run_pair(pair: Pair, server: FakeModelServer, repeat: int, timeout: float) -
         "corral_cpu": ours.median("cpu"),
         "bare_rss_mib": (bare.median("peak_rss_kib") or 0) / 1024,
         "corral_rss_mib": (ours.median("peak_rss_kib") or 0) / 1024,
-        "failed_runs": len(failed),
+        "failed_runs": len(failed) + sum(not s.ok for s in served),
+    }
+    if served:
+        b_last, b_first = bare.median("last_line"), bare.median("first_text")
+        row.update(serve_figures(served, b_last or b_end, b_first))
+    return row
+
+
+def serve_figures(
+    served: list[ServeSample], bare_last: float, bare_first: float | None
+) -> dict[str, object]:
+    """Medians of the serve samples. A new session and one turn stand for one bare run: ready +
+    turn end against the bare CLI's last line (its own turn end; both before any exit), ready +
+    first text against its first text."""
+
+    def median(values: list[float | None]) -> float | None:
+        found = [v for v in values if v is not None]
+        return statistics.median(found) if found else None
+
+    whole = median([s.ready + s.end if s.end is not None else None for s in served])
+    to_text = median([s.ready + s.first_text if s.first_text is not None else None for s in served])
+    return {
+        "serve_ready": median([s.ready for s in served]),
+        "serve_first_text": median([s.first_text for s in served]),
+        "serve_end": median([s.end for s in served]),
+        "serve_ratio": whole / bare_last if whole is not None else None,
+        "serve_added_ms": (whole - bare_last) * 1000 if whole is not None else None,
+        "serve_first_added_ms": (
+            (to_text - bare_first) * 1000 if to_text is not None and bare_first else None
+        ),
+        "serve_rss_mib": max(s.peak_rss_kib for s in served) / 1024,
     }
 
 
-def _fmt(value: object, spec: str) -> str:
-    return format(value, spec) if isinstance(value, int | float) else "-"
-
-
-_ROWS = (
-    (
-        "bare CLI: first text / turn end (s)",
-        lambda r: f"{_fmt(r['bare_first_text'], '.2f')} / {_fmt(r['bare_end'], '.2f')}",
-    ),
-    (
-        "`corral run`: first text / turn end (s)",
-        lambda r: f"{_fmt(r['corral_first_text'], '.2f')} / {_fmt(r['corral_end'], '.2f')}",
-    ),
-    ("wall ratio (goal ≤ 1.10)", lambda r: _fmt(r["ratio"], ".2f")),
-    ("added ms (goal ≤ 50)", lambda r: _fmt(r["added_ms"], ".0f")),
-    (
-        "CPU of the process tree: corral / bare (s)",
-        lambda r: f"{_fmt(r.get('corral_cpu'), '.2f')} / {_fmt(r.get('bare_cpu'), '.2f')}",
-    ),
-    (
-        "peak RSS: corral's process / bare CLI (MiB)",
-        lambda r: f"{_fmt(r['corral_rss_mib'], '.0f')} / {_fmt(r['bare_rss_mib'], '.0f')}",
-    ),
-    (
-        "goal",
-        lambda r: (
-            "met" if r["ratio"] <= GOAL_RATIO and r["added_ms"] <= GOAL_ADDED_MS else "missed"
-        ),
-    ),
-)
-
-
-def overhead_block(rows: list[dict[str, object]], repeat: int, load: tuple[float, ...]) -> str:
-    """The compatibility page's ``overhead`` block: one column per measured adapter."""
-    done = [r for r in rows if "skipped" not in r]
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [
-        "## Overhead over the bare CLI",
-        "",
-        f"Written by `python -m benchmarks.bench_overhead --write-docs docs/compatibility.md` on "
-        f"{when}: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / "
-        f"{load[2]:.1f} at the start. One text turn against the scripted model, the bare headless "
-        f"CLI and `corral run ADAPTER --json` alternating, median of {repeat}; the bare `codex` "
-        "column runs `codex exec`, corral's `codex` runs the app-server. What the figures mean: "
-        "[performance](performance.md).",
-        "",
-        "| | " + " | ".join(str(r["adapter"]) for r in done) + " |",
-        "|---|" + "---|" * len(done),
-    ]
-    for label, cell in _ROWS:
-        lines.append(f"| {label} | " + " | ".join(cell(r) for r in done) + " |")  # type: ignore[no-untyped-call]
-    for r in rows:
-        if "skipped" in r:
-            lines += ["", f"{r['adapter']}: not measured ({r['skipped']})."]
-    return "\n".join(lines) + "\n"
+def _print(r: dict[str, object]) -> bool:
+    """One line per way of running (two with ``corral serve``); whether the goal was met."""
+    ratio, added = float(r["ratio"]), float(r["added_ms"])  # type: ignore[arg-type]
+    ok = bool(met(ratio, added))
+    note = "met" if ok else "missed"
+    if r["failed_runs"]:
+        note += f" ({r['failed_runs']} runs failed)"
+    print(
+        f"{r['adapter']:<12} {fmt(r['bare_first_text'], '8.3f')}"
+        f" {fmt(r['corral_first_text'], '10.3f')} {fmt(r['bare_end'], '8.3f')}"
+        f" {fmt(r['corral_end'], '10.3f')} {ratio:>6.2f} {added:>8.0f}"
+        f" {fmt(r['corral_cpu'], '5.2f')}/{fmt(r['bare_cpu'], '5.2f')}"
+        f" {fmt(r['corral_rss_mib'], '8.1f')}Mi {fmt(r['bare_rss_mib'], '6.1f')}Mi  {note}"
+    )
+    if "serve_end" in r:
+        serve_ok = met(r["serve_ratio"], r["serve_added_ms"])
+        ok = ok and bool(serve_ok)
+        print(
+            f"{'  serve':<12} ready {fmt(r['serve_ready'], '.3f')} s, first text"
+            f" {fmt(r['serve_first_text'], '.3f')} s, turn end {fmt(r['serve_end'], '.3f')} s"
+            f" (from the prompt); ready + end vs bare last line: {fmt(r['serve_ratio'], '.2f')}x"
+            f" {fmt(r['serve_added_ms'], '+.0f')} ms; ready + first text"
+            f" {fmt(r['serve_first_added_ms'], '+.0f')} ms; service RSS {fmt(r['serve_rss_mib'], '.0f')}"
+            f" MiB  {'met' if serve_ok else 'missed'}"
+        )
+    return ok
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -279,38 +344,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="", help="Comma-separated adapter ids.")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument(
+        "--no-serve", action="store_true", help="Only the bare CLI and corral run, no corral serve."
+    )
     parser.add_argument("--write-docs", type=Path, default=None, metavar="PAGE")
     args = parser.parse_args(argv)
     load = os.getloadavg()
-    measured: list[dict[str, object]] = []
     wanted = {a for a in args.only.split(",") if a}
+    pairs = [p for p in PAIRS if not wanted or p.adapter in wanted]
     print(
         f"{'adapter':<12} {'bare 1st':>8} {'corral 1st':>10} {'bare end':>8} {'corral end':>10}"
         f" {'ratio':>6} {'added ms':>8} {'CPU c/b':>11} {'corral RSS':>10} {'CLI RSS':>8}  goal"
     )
-    worst = 0
-    with FakeModelServer({"default": {"text": REPLY, "chunks": 1}}) as server:
-        for pair in PAIRS:
-            if wanted and pair.adapter not in wanted:
+    measured: list[dict[str, object]] = []
+    with (
+        FakeModelServer({"default": {"text": REPLY, "chunks": 1}}) as server,
+        tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp,
+        contextlib.ExitStack() as stack,
+    ):
+        root = Path(tmp)
+        spaces = {p.adapter: prepare(p, server, root / p.adapter) for p in pairs}
+        child = None
+        if not args.no_serve:
+            targets = {a: ws.serve_target() for a, ws in spaces.items() if ws is not None}
+            child = stack.enter_context(serve_child(root, targets))
+            base_rss = _rss_kib(child.pid) / 1024
+        for pair in pairs:
+            ws = spaces[pair.adapter]
+            if ws is None:
+                measured.append(
+                    {"adapter": pair.adapter, "skipped": f"{pair.cli} is not installed"}
+                )
+                print(f"{pair.adapter:<12} skipped: {pair.cli} is not installed")
                 continue
-            r = run_pair(pair, server, args.repeat, args.timeout)
+            r = run_pair(pair, ws, child, args.repeat, args.timeout)
+            if child is not None:
+                r["serve_rss_base_mib"] = base_rss
             measured.append(r)
-            if "skipped" in r:
-                print(f"{pair.adapter:<12} skipped: {r['skipped']}")
-                continue
-            ratio, added = float(r["ratio"]), float(r["added_ms"])  # type: ignore[arg-type]
-            met = ratio <= GOAL_RATIO and added <= GOAL_ADDED_MS
-            worst = worst or (0 if met else 1)
-            note = "met" if met else "missed"
-            if r["failed_runs"]:
-                note += f" ({r['failed_runs']} runs exited non-zero)"
-            print(
-                f"{pair.adapter:<12} {_fmt(r['bare_first_text'], '8.3f')}"
-                f" {_fmt(r['corral_first_text'], '10.3f')} {_fmt(r['bare_end'], '8.3f')}"
-                f" {_fmt(r['corral_end'], '10.3f')} {ratio:>6.2f} {added:>8.0f}"
-                f" {_fmt(r['corral_cpu'], '5.2f')}/{_fmt(r['bare_cpu'], '5.2f')}"
-                f" {_fmt(r['corral_rss_mib'], '8.1f')}Mi {_fmt(r['bare_rss_mib'], '6.1f')}Mi  {note}"
-            )
+            _print(r)
     if args.write_docs is not None and measured:
         from corral.testing.conformance._report import splice_block
 
