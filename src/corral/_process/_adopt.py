@@ -4,7 +4,9 @@
 own: the first launch the driver asks for, when it is exactly the early process's argv, env and
 cwd, gets a :class:`~corral._process.ProcessTransport` over that process; any other launch (a
 driver that built something else, a restart) gets the driver's own factory, and an early process
-nobody asked for is discarded.
+nobody asked for is discarded. An early process that was given its prompt on the command line (a
+one-process-per-prompt driver) and is not what the driver asks for is a
+:class:`~corral.errors.SpawnError` instead: it was running that prompt already.
 
 :func:`adopt` gives such a transport what ``asyncio.create_subprocess_exec`` would have: stream
 readers on stdout and stderr, a stream writer on stdin (``connect_read_pipe`` /
@@ -23,6 +25,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import SpawnError
 from ._early import EarlyProcess
 from ._line import LineTransport, TransportFactory
 from ._transport import Tap
@@ -145,6 +148,14 @@ class Handover:
                 self.adopted = True
                 return ProcessTransport(argv, env=env, cwd=cwd, tap=tap, adopt=early.claim())
             early.discard()
+            if early.prompted:
+                # It had the prompt and was acting on it: a second process would run it again.
+                raise SpawnError(
+                    list(argv),
+                    "the driver's launch differs from the early launch of the same prompt "
+                    "(a corral bug: the early-launch hook and its driver disagree); the prompt "
+                    "was not run a second time",
+                )
         return self.fallback(argv, env=env, cwd=cwd, tap=tap)
 
     def discard(self) -> None:

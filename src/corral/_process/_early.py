@@ -39,12 +39,20 @@ class EarlyProcess:
     """One agent process started with its launch, waiting to be claimed by its driver."""
 
     def __init__(
-        self, popen: subprocess.Popen[bytes], argv: tuple[str, ...], env: dict[str, str], cwd: str
+        self,
+        popen: subprocess.Popen[bytes],
+        argv: tuple[str, ...],
+        env: dict[str, str],
+        cwd: str,
+        *,
+        prompted: bool = False,
     ) -> None:
         self.popen = popen
         self.argv = argv
         self.env = env
         self.cwd = cwd
+        self.prompted = prompted
+        """The prompt is in its argv (a one-process-per-prompt driver): it is acting already."""
         self.claimed = False
 
     @property
@@ -86,7 +94,9 @@ class EarlyProcess:
                     pipe.close()
 
 
-def spawn_early(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> EarlyProcess | None:
+def spawn_early(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str, *, prompted: bool = False
+) -> EarlyProcess | None:
     """Start ``argv`` as :class:`~corral._process.ProcessTransport` would; ``None`` when it cannot
     be started (a missing binary, say): the driver's own spawn then fails with today's error."""
     try:
@@ -103,7 +113,7 @@ def spawn_early(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> EarlyP
         )
     except (OSError, ValueError):
         return None
-    process = EarlyProcess(popen, tuple(argv), dict(env), cwd)
+    process = EarlyProcess(popen, tuple(argv), dict(env), cwd, prompted=prompted)
     _unclaimed.append(process)
     return process
 

@@ -7,7 +7,7 @@ code: an adapter that can say it declares a hook in :data:`EARLY_LAUNCHES`, a fu
 :class:`EarlyRequest` that returns the :class:`~corral.adapters._launch.Launch` its driver would
 build for the same options, by calling the driver's own pure ``build_launch`` (which therefore
 lives in a light module of its own: ``_claude_launch``, ``_qwen_launch``, ``_pi_launch``,
-``_acp_argv``).
+``_acp_argv``, ``_gemini_exec_launch``, ``_opencode_run_launch``).
 
 An :class:`EarlyRequest` carries only the options every such driver takes as they are: model,
 working directory, binary and extra arguments. Anything else (an intent, a vendor permission
@@ -37,14 +37,20 @@ EARLY_LAUNCHES: dict[str, str] = {
     "pi": "corral.adapters._pi_launch:early_launch",
     "gemini": "corral.adapters._acp_argv:early_gemini",
     "hermes": "corral.adapters._acp_argv:early_hermes",
+    "gemini-exec": "corral.adapters._gemini_exec_launch:early_launch",
+    "opencode-run": "corral.adapters._opencode_run_launch:early_launch",
 }
 """Built-in adapter id → ``module:function`` of its early launch (a light module)."""
+
+PROMPT_IN_ARGV = frozenset({"gemini-exec", "opencode-run"})
+"""Hooks whose launch carries the prompt: the early process starts the turn at once (not waiting
+on its stdin), so a hand-over that does not match refuses rather than run the prompt twice."""
 
 
 class EarlyRequest:
     """The options of an early launch, normalised as the driver normalises them."""
 
-    __slots__ = ("base_env", "binary", "cwd", "extra_args", "model")
+    __slots__ = ("base_env", "binary", "cwd", "extra_args", "model", "prompt")
 
     def __init__(
         self,
@@ -54,6 +60,7 @@ class EarlyRequest:
         model: str | None = None,
         binary: str | None = None,
         extra_args: tuple[str, ...] = (),
+        prompt: str = "",
     ) -> None:
         self.cwd = cwd
         """Absolute, as ``LaunchOptions.create`` makes it."""
@@ -63,6 +70,8 @@ class EarlyRequest:
         self.binary = binary or None
         """As given (``--binary``); the hook resolves the default as the driver does."""
         self.extra_args = tuple(extra_args)
+        self.prompt = prompt
+        """The first prompt: a one-process-per-prompt driver puts it in its argv."""
 
 
 def early_hook(adapter_id: str) -> Callable[[EarlyRequest], Launch] | None:

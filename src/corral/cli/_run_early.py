@@ -42,7 +42,7 @@ def spawn_for_run(agent: str, prompt: str, params: dict[str, Any]) -> EarlyProce
     canonical = builtin_id(agent)
     if canonical is None:
         return None
-    from ..adapters._early import EarlyRequest, early_hook
+    from ..adapters._early import PROMPT_IN_ARGV, EarlyRequest, early_hook
 
     hook = early_hook(canonical)
     if hook is None:
@@ -67,6 +67,7 @@ def spawn_for_run(agent: str, prompt: str, params: dict[str, Any]) -> EarlyProce
                 model=params.get("model"),
                 binary=params.get("binary"),
                 extra_args=tuple(params.get("agent_arg") or ()),
+                prompt=prompt,
             )
         )
     except CorralError:
@@ -75,7 +76,7 @@ def spawn_for_run(agent: str, prompt: str, params: dict[str, Any]) -> EarlyProce
         return None
     from .._process._early import spawn_early
 
-    return spawn_early(launch.argv, launch.env, launch.cwd)
+    return spawn_early(launch.argv, launch.env, launch.cwd, prompted=canonical in PROMPT_IN_ARGV)
 
 
 def _resolved(cwd: Path | None) -> str:

@@ -1,5 +1,6 @@
 """Every early-launch hook (``adapters/_early.py``) builds the launch its driver starts: the
-driver's own ``start`` runs until it asks its transport factory for the process."""
+driver's own ``start`` (and, for a one-process-per-prompt driver, its first ``send``) runs until
+it asks its transport factory for the process."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ from corral.adapters._options import LaunchOptions
 from corral.adapters.base import construct
 from corral.registry._builtin import resolve_builtin
 
+PROMPT = "-Say hello. @file"
+
 OPTION_SETS: list[dict[str, Any]] = [
     {},
-    {"model": "fake-model"},
+    {"model": "corral/fake-model"},
     {"binary": "/opt/agent/bin/cli"},
     {"extra_args": ("--auth-type", "openai", "--x=1")},
-    {"model": "m", "binary": "/opt/cli", "extra_args": ("--debug",)},
+    {"model": "p/m", "binary": "/opt/cli", "extra_args": ("--debug",)},
+    {"model": "p/m", "extra_args": ("--model", "q/n")},
 ]
 
 
@@ -46,12 +50,17 @@ def test_the_hook_builds_the_drivers_launch(
         asked.append((tuple(argv), dict(env or {}), cwd))
         raise _Asked
 
+    async def drive() -> None:
+        await adapter.start("s")
+        await adapter.send(PROMPT)
+
     adapter.transport_factory = factory
     with pytest.raises(_Asked):
-        asyncio.run(adapter.start("s"))
+        asyncio.run(drive())
     hook = early_hook(adapter_id)
     assert hook is not None
-    early = hook(EarlyRequest(cwd=str(tmp_path), base_env=os.environ, **given))
+    request = EarlyRequest(cwd=str(tmp_path), base_env=os.environ, prompt=PROMPT, **given)
+    early = hook(request)
     assert asked == [(early.argv, early.env, early.cwd)]
 
 
@@ -61,6 +70,8 @@ class _Asked(Exception):
 
 def test_every_hook_names_a_built_in_and_none_an_alias() -> None:
     assert set(EARLY_LAUNCHES) <= set(BUILTIN_ADAPTERS)
-    assert {"claude-code", "qwen", "pi", "gemini", "hermes"} <= set(EARLY_LAUNCHES)
+    assert {"claude-code", "qwen", "pi", "gemini", "hermes", "gemini-exec", "opencode-run"} <= set(
+        EARLY_LAUNCHES
+    )
     assert early_hook("claude") is None  # callers resolve aliases first (``builtin_id``)
     assert early_hook("opencode") is None

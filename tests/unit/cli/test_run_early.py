@@ -26,8 +26,8 @@ def spawned(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[str, 
     monkeypatch.delenv("CORRAL_EXTRA_ADAPTERS", raising=False)
     asked: list[tuple[str, ...]] = []
 
-    def spawn(argv: Any, env: Any, cwd: str) -> None:
-        asked.append(tuple(argv))
+    def spawn(argv: Any, env: Any, cwd: str, *, prompted: bool = False) -> None:
+        asked.append((*argv, f"prompted={prompted}"))
 
     monkeypatch.setattr(early_module, "spawn_early", spawn)
     return asked
@@ -95,9 +95,12 @@ def test_the_early_launch_is_the_adapters(spawned: list[tuple[str, ...]], tmp_pa
         {"cwd": tmp_path, "model": "m1", "binary": "/opt/claude", "agent_arg": ["--x"]},
     )
     spawn_for_run("qwen", "hi", {"cwd": tmp_path, "binary": "/opt/qwen"})
-    (claude, qwen) = spawned
-    assert claude[0] == "/opt/claude" and claude[-3:] == ("--model", "m1", "--x")
+    spawn_for_run("gemini-exec", "-hi", {"cwd": tmp_path, "binary": "/opt/gemini"})
+    (claude, qwen, gemini) = spawned
+    assert claude[0] == "/opt/claude"
+    assert claude[-4:] == ("--model", "m1", "--x", "prompted=False")
     assert qwen[0] == "/opt/qwen" and "--approval-mode" in qwen
+    assert gemini[-2:] == ("--prompt=-hi", "prompted=True")  # the turn starts at once
 
 
 def _stand_in(tmp_path: Path, mode: str) -> tuple[Path, Path]:

@@ -19,6 +19,7 @@ from corral._process._adopt import Handover, hand_over
 from corral._process._early import EarlyProcess, spawn_early
 from corral._process._lifecycle import parent_death_supported
 from corral._process._transport import Tap
+from corral.errors import SpawnError
 
 ECHO = textwrap.dedent(
     """
@@ -129,6 +130,21 @@ async def test_another_launch_gets_the_drivers_own_factory_and_the_early_one_die
     # The same launch a second time (a restart) is the driver's too: the early one went once.
     again = handover(list(early.argv), env=early.env, cwd=early.cwd)
     assert len(asked) == 2 and isinstance(again, ProcessTransport)
+
+
+def test_an_early_process_running_its_prompt_is_never_started_twice(tmp_path: Path) -> None:
+    early = spawn_early(
+        [sys.executable, "-c", "import time; time.sleep(60)", "--prompt=hi"],
+        dict(os.environ),
+        str(tmp_path),
+        prompted=True,
+    )
+    assert early is not None
+    asked: list[object] = []
+    handover = Handover(early, lambda *a, **k: asked.append(a))  # type: ignore[arg-type,return-value]
+    with pytest.raises(SpawnError, match="not run a second time"):
+        handover([*early.argv[:-1], "--prompt=other"], env=early.env, cwd=early.cwd)
+    assert asked == [] and early.popen.returncode is not None
 
 
 def test_an_env_or_cwd_that_differs_is_not_a_match(tmp_path: Path) -> None:
