@@ -14,6 +14,8 @@
   Linux, a parent-death signal (:func:`~corral._process._lifecycle.child_setup`); the groups of
   transports still running when the interpreter exits are killed by an ``atexit`` hook, and
   :func:`kill_all_now` does the same from a signal handler.
+* ``adopt=`` gives the transport a process started earlier, the same way (:mod:`._early`), instead
+  of starting one: :meth:`start` then only connects the event loop to its pipes (:mod:`._adopt`).
 
 stdin stays a pipe for the life of the process (some CLIs print nothing when stdin is a file).
 """
@@ -25,14 +27,18 @@ import atexit
 import contextlib
 import os
 import signal
+import subprocess
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .._redact import redact
 from ..errors import ProcessError, SpawnError
 from ._lifecycle import ProcessId, child_setup, descendants, kill_tree
+
+if TYPE_CHECKING:
+    from ._adopt import AdoptedProcess
 
 Direction = Literal["in", "out", "exit"]
 Tap = Callable[[Direction, bytes], None]
@@ -83,14 +89,16 @@ class ProcessTransport:
         cwd: str | None = None,
         max_line: int = DEFAULT_MAX_LINE,
         tap: Tap | None = None,
+        adopt: subprocess.Popen[bytes] | None = None,
     ) -> None:
         self.argv = list(argv)
+        self._adopt = adopt
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.max_line = max_line
         self.tap = tap
         self.killed_by_us = False
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: asyncio.subprocess.Process | AdoptedProcess | None = None
         self._stderr: deque[bytes] = deque()
         self._stderr_len = 0
         self._stderr_task: asyncio.Task[None] | None = None
@@ -99,6 +107,14 @@ class ProcessTransport:
 
     # ── lifecycle ──
     async def start(self) -> None:
+        if self._adopt is not None:
+            from ._adopt import adopt
+
+            popen, self._adopt = self._adopt, None
+            self._proc = await adopt(popen, limit=_CHUNK)
+            _live.add(self)
+            self._stderr_task = asyncio.create_task(self._drain_stderr(), name="stderr-tail")
+            return
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -137,7 +153,7 @@ class ProcessTransport:
         shapes and the values of the child's ``*_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variables."""
         return redact(b"".join(self._stderr).decode("utf-8", errors="replace"), self.env)
 
-    def _proc_or_raise(self) -> asyncio.subprocess.Process:
+    def _proc_or_raise(self) -> asyncio.subprocess.Process | AdoptedProcess:
         if self._proc is None:
             raise ProcessError("process not started")
         return self._proc

@@ -1,4 +1,5 @@
-"""Pure helpers of the ACP driver: the launch (argv and env) and the prompt content blocks.
+"""Pure helpers of the ACP driver: the launch (argv and env, from :mod:`._acp_argv`) and the
+prompt content blocks.
 
 Nothing here starts a process or touches the disk (attachments given by path are read by the
 caller before :func:`prompt_blocks` is asked to embed them).
@@ -7,52 +8,14 @@ caller before :func:`prompt_blocks` is asked to embed them).
 from __future__ import annotations
 
 import base64
-import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ._acp_argv import AcpLaunch as AcpLaunch
+from ._acp_argv import build_launch as build_launch
 from .base import Attachment
-
-
-@dataclass(frozen=True)
-class AcpLaunch:
-    """How to start one ACP agent: the full argv and the environment overlay."""
-
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-
-    def environ(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
-        merged = dict(os.environ if base is None else base)
-        merged.update(self.env)
-        return merged
-
-
-def _has_flag(args: Sequence[str], flags: Sequence[str]) -> bool:
-    return any(a in flags or any(a.startswith(f + "=") for f in flags) for a in args)
-
-
-def build_launch(
-    binary: str,
-    acp_args: Sequence[str],
-    *,
-    model: str | None = None,
-    model_flags: Sequence[str] = (),
-    extra_args: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
-) -> AcpLaunch:
-    """``binary acp_args… [--model M] extra_args…`` and the env overlay.
-
-    ``model`` goes on the command line only when the agent takes a model flag (``model_flags``,
-    the first is used) and ``extra_args`` do not already carry one (endpoint redirection may).
-    """
-    argv = [binary, *acp_args]
-    if model and model_flags and not _has_flag(extra_args, model_flags):
-        argv += [model_flags[0], model]
-    argv += list(extra_args)
-    return AcpLaunch(argv=tuple(argv), env=dict(env or {}))
 
 
 def prompt_blocks(

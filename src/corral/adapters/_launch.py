@@ -44,3 +44,14 @@ def merged_env(
     env = {k: v for k, v in base.items() if k not in drop}
     env.update(extra)
     return env
+
+
+def find_binary(binary: str | None, name: str) -> str:
+    """The executable to launch: the one given, else ``name`` found the way detection finds it
+    (:func:`corral.registry.resolve_executable_path`: the pinned install, then PATH)."""
+    if binary:
+        return binary
+    from ..registry._resolve import resolve_executable_path
+
+    found = resolve_executable_path(name)
+    return found.path if found is not None else name

@@ -1,11 +1,19 @@
-"""argv/env of one ``opencode run --format json`` process (pure; table-tested without a process)."""
+"""argv/env of one ``opencode run --format json`` process (pure; table-tested without a process),
+and the early-launch hook of its first prompt (:mod:`._early`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from ..errors import ConfigError
-from ._launch import Launch
+from ._launch import Launch, find_binary
+
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
+if TYPE_CHECKING:
+    from ._early import EarlyRequest
+
+DEFAULT_BINARY = "opencode"
+"""The executable :class:`~.opencode_run.OpenCodeRunAdapter` runs when no ``binary`` is given."""
 
 
 def check_model(model: str) -> str:
@@ -46,3 +54,16 @@ def run_launch(
     argv += list(extra_args)
     # "--" ends --file's list (a yargs array) and keeps a prompt that starts with "-" a message.
     return Launch(argv=(*argv, "--", prompt), env={**env, "PWD": cwd}, cwd=cwd)
+
+
+def early_launch(request: EarlyRequest) -> Launch:
+    """The launch of the first prompt's process :class:`~.opencode_run.OpenCodeRunAdapter` starts
+    for these options (its ``send``)."""
+    return run_launch(
+        binary=find_binary(request.binary, DEFAULT_BINARY),
+        prompt=request.prompt,
+        cwd=request.cwd,
+        env=request.base_env,
+        extra_args=request.extra_args,
+        model=request.model,
+    )

@@ -1,6 +1,6 @@
 """Guards around a turn that every driver gets: prompt validation and the no-output watchdog.
 
-* :func:`check_prompt` refuses a prompt before it reaches an agent: not a string, empty or only
+* :func:`check_prompt` (in :mod:`._prompt`, light enough for ``corral run``'s early spawn) refuses a prompt before it reaches an agent: not a string, empty or only
   whitespace (with no attachment), a NUL character, a lone surrogate (not encodable as UTF-8), or
   longer than :data:`MAX_PROMPT_CHARS`. Some CLIs hang on such input (Qwen's stream-json waits
   forever on an empty prompt), so the refusal is an :class:`~corral.errors.InvalidPromptError`,
@@ -17,10 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidPromptError
 from ..events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -31,38 +30,16 @@ from ..events import (
     SessionEnded,
     TurnCompleted,
 )
+from ._prompt import MAX_PROMPT_CHARS as MAX_PROMPT_CHARS
+from ._prompt import check_prompt as check_prompt
 
 if TYPE_CHECKING:
     from .base import BaseAdapter
-
-MAX_PROMPT_CHARS = 4 * 1024 * 1024
-"""Longest prompt accepted (characters)."""
 
 DEFAULT_IDLE_TIMEOUT = 600.0
 """Seconds of silence in a running turn before the watchdog stops it (``0`` or ``None``: off)."""
 
 UNRESPONSIVE = "agent_unresponsive"
-
-
-def check_prompt(text: object, attachments: Sequence[object] | None = None) -> str:
-    """``text`` if it may be sent to an agent; else :class:`InvalidPromptError` saying why."""
-    if not isinstance(text, str):
-        raise InvalidPromptError(f"the prompt must be text, not {type(text).__name__}")
-    if not text.strip() and not attachments:
-        raise InvalidPromptError(
-            "the prompt is empty" if not text else "the prompt is only whitespace"
-        )
-    if len(text) > MAX_PROMPT_CHARS:
-        raise InvalidPromptError(f"the prompt is longer than {MAX_PROMPT_CHARS} characters")
-    if "\x00" in text:
-        raise InvalidPromptError("the prompt contains a NUL character")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidPromptError(
-            "the prompt contains a lone surrogate (not valid Unicode)"
-        ) from None
-    return text
 
 
 class TurnWatchdog:

@@ -51,6 +51,7 @@ from ..errors import AdapterContractError, UnsupportedOperation
 from ..events import AgentInfo, ApprovalDecision, Capabilities, Event, SessionEnded
 from ..intents import Intent, Renderer
 from ._handoff import HandoffHooks
+from ._launch import find_binary as find_binary
 from ._model_info import ModelInfo as ModelInfo
 from ._options import INIT_ARGUMENT, SOFT_OPTIONS, LaunchArgs, LaunchOptions
 from ._turns import check_prompt
@@ -428,17 +429,6 @@ async def iter_events(adapter: BaseAdapter) -> AsyncIterator[Event]:
         if not produced:
             # A stream that ends at once and keeps ending would spin; yield control at least.
             await asyncio.sleep(0.01)
-
-
-def find_binary(binary: str | None, name: str) -> str:
-    """The executable to launch: the one given, else ``name`` found the way detection finds it
-    (:func:`corral.registry.resolve_executable_path`: the pinned install, then PATH)."""
-    if binary:
-        return binary
-    from ..registry._resolve import resolve_executable_path
-
-    found = resolve_executable_path(name)
-    return found.path if found is not None else name
 
 
 # Launch options → ``__init__`` arguments (kept in their own module; re-exported here, where

@@ -14,64 +14,20 @@ it in that one case.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import Any, ClassVar
-
-import msgspec
 
 from ..intents import Intent
 from ..intents import claude as intent_rules
+from ._claude_launch import DEFAULT_BINARY, is_root
+from ._claude_launch import build_launch as build_launch
 from ._handoff_terminal import TerminalHandoff
-from ._launch import Launch, StreamJsonRequest, merged_env
+from ._launch import Launch, StreamJsonRequest
 from ._model_info import ModelInfo, effort_names, names_of
 from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 """Claude Code's permission modes (``--permission-mode`` / ``set_permission_mode``)."""
-
-_DROP_ENV = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
-
-
-def build_launch(
-    request: StreamJsonRequest, *, base_env: Mapping[str, str], as_root: bool = False
-) -> Launch:
-    """argv/env/cwd for one Claude Code session. Pure: the same input gives the same Launch."""
-    argv = [
-        request.binary,
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--include-partial-messages",
-        "--permission-prompt-tool",
-        "stdio",
-    ]
-    if request.model:
-        argv += ["--model", request.model]
-    if request.permission_mode:
-        argv += ["--permission-mode", request.permission_mode]
-    if request.resume:
-        argv += ["--resume", request.resume]
-        if request.fork_session:
-            argv.append("--fork-session")
-    if request.session_id:
-        argv += ["--session-id", request.session_id]
-    for directory in request.add_dirs:
-        argv += ["--add-dir", directory]
-    if request.settings is not None:
-        argv += ["--settings", msgspec.json.encode(request.settings).decode()]
-    if request.effort:
-        argv += ["--effort", request.effort]
-    argv += request.extra_args
-    env = merged_env(base_env, request.env, drop=_DROP_ENV)
-    if request.cwd:
-        env["PWD"] = request.cwd
-    if as_root and request.permission_mode == "bypassPermissions":
-        env["IS_SANDBOX"] = "1"
-    return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
 
 
 @store_hooks("_store_claude")
@@ -84,7 +40,7 @@ class ClaudeAdapter(TerminalHandoff, StreamJsonAdapter):
     handoff_processes = ("claude",)
     handoff_session_flags = ("--resume", "-r", "--session-id")
     handoff_resume_args = ("--resume", "{sid}")
-    default_binary: ClassVar[str] = "claude"
+    default_binary: ClassVar[str] = DEFAULT_BINARY
 
     cap_image_input = True
     cap_documents = True
@@ -103,7 +59,7 @@ class ClaudeAdapter(TerminalHandoff, StreamJsonAdapter):
     intent_renderer = intent_rules.render
 
     def build(self, request: StreamJsonRequest) -> Launch:
-        return build_launch(request, base_env=self.base_env, as_root=_is_root())
+        return build_launch(request, base_env=self.base_env, as_root=is_root())
 
     def initialize_request(self) -> dict[str, Any]:
         # Without forwardSubagentText the CLI keeps a sub-agent's messages to itself.
@@ -142,7 +98,3 @@ def model_infos_of_initialize(response: dict[str, Any]) -> list[ModelInfo]:
             ModelInfo(id=m["value"], name=name if isinstance(name, str) else None, efforts=efforts)
         )
     return out
-
-
-def _is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0

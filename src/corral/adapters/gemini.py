@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import acp as intent_rules
 from ._acp import AcpAdapter
+from ._acp_argv import GEMINI
 from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
@@ -20,14 +21,14 @@ from ._stores import store_hooks
 class GeminiAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "gemini"
     display_name = "Gemini CLI"
-    cli_binary = "gemini"
+    cli_binary = GEMINI.cli_binary
     # Hand-off (seed 003; adapters/_handoff_terminal.py).
     handoff_kind = "persistent"
     handoff_processes = ("gemini",)
     handoff_session_flags = ("--session-id",)
     handoff_resume_args = ("--resume", "{sid}")
-    acp_args = ("--acp", "--skip-trust")
-    model_flags = ("--model", "-m")
+    acp_args = GEMINI.acp_args
+    model_flags = GEMINI.model_flags
     auth_methods = ("gemini-api-key",)
     serve_fs_read = False
     """0.61.0 cannot create a file when reads go through ``fs/read_text_file``: it stringifies our

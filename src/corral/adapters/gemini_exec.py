@@ -25,8 +25,7 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
@@ -36,69 +35,14 @@ from ..errors import ConfigError
 from ..events import AgentInfo, EndReason, Event, SessionStarted, UnknownEvent
 from ..intents import Intent, Rendering, refusals
 from ..protocols.gemini_stream_json import GeminiStreamParser
+from ._gemini_exec_launch import APPROVAL_MODES as APPROVAL_MODES
+from ._gemini_exec_launch import DEFAULT_BINARY, build_launch
+from ._gemini_exec_launch import Launch as Launch
 from ._one_shot import ProcessPerPrompt
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._outbox import EventOutbox
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
-
-APPROVAL_MODES = ("default", "auto_edit", "yolo", "plan")
-"""Gemini CLI 0.61.0's ``--approval-mode`` words (``vendor_permission_mode``)."""
-
-MODEL_FLAGS = ("--model", "-m")
-
-
-@dataclass(frozen=True)
-class Launch:
-    argv: list[str]
-    env: dict[str, str] = field(default_factory=dict)
-
-
-def _has_flag(args: Sequence[str], flags: Sequence[str]) -> bool:
-    return any(a in flags or any(a.startswith(f"{f}=") for f in flags) for a in args)
-
-
-def _at_path(path: str) -> str:
-    # Gemini's @-reference ends at an unescaped space.
-    return "@" + path.replace("\\", "\\\\").replace(" ", "\\ ")
-
-
-def build_launch(
-    *,
-    binary: str,
-    prompt: str,
-    cwd: str,
-    extra_args: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
-    resume: str | None = None,
-    model: str | None = None,
-    approval_mode: str | None = None,
-    files: Sequence[str] = (),
-) -> Launch:
-    """``gemini --output-format stream-json --skip-trust … --prompt=PROMPT``. Pure.
-
-    ``--prompt=`` keeps a prompt that starts with ``-`` from being read as a flag; ``model`` goes
-    on the command line only when ``extra_args`` carry no model flag (the redirection may)."""
-    if approval_mode is not None and approval_mode not in APPROVAL_MODES:
-        raise ConfigError(
-            f"Gemini CLI has no approval mode {approval_mode!r} (one of {', '.join(APPROVAL_MODES)})"
-        )
-    argv = [binary, "--output-format", "stream-json", "--skip-trust"]
-    if model and not _has_flag(extra_args, MODEL_FLAGS):
-        argv += ["--model", model]
-    if approval_mode is not None:
-        argv += ["--approval-mode", approval_mode]
-    if resume is not None:
-        argv += ["--resume", resume]
-    root = Path(cwd).resolve()
-    outside = sorted(
-        {str(Path(f).parent) for f in files if not Path(f).resolve().is_relative_to(root)}
-    )
-    for directory in outside:
-        argv += ["--include-directories", directory]
-    argv += list(extra_args)
-    text = " ".join([prompt, *(_at_path(f) for f in files)])
-    return Launch(argv=[*argv, f"--prompt={text}"], env=dict(env or {}))
 
 
 def render_intent(intent: Intent, allowed_commands: Sequence[str], cwd: str) -> Rendering:
@@ -146,7 +90,7 @@ class GeminiExecAdapter(EventOutbox, ProcessPerPrompt, BaseAdapter):
     supported_options = (STANDARD_OPTIONS - {"effort"}) | {"vendor_permission_mode"}
 
     def __init__(self, *, tap: Tap | None = None, **launch: Unpack[LaunchArgs]) -> None:
-        self.take_options(launch, binary_name="gemini")
+        self.take_options(launch, binary_name=DEFAULT_BINARY)
         if self.permission_mode is not None and self.permission_mode not in APPROVAL_MODES:
             raise ConfigError(
                 f"Gemini CLI has no approval mode {self.permission_mode!r} "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..intents import Intent, refusals
 from ..intents import unguarded as intent_rules
 from ._acp import AcpAdapter
+from ._acp_argv import HERMES
 from ._handoff_terminal import TerminalHandoff
 from ._stores import store_hooks
 
@@ -18,14 +19,14 @@ from ._stores import store_hooks
 class HermesAdapter(TerminalHandoff, AcpAdapter):
     agent_id = "hermes"
     display_name = "Hermes Agent"
-    cli_binary = "hermes"
+    cli_binary = HERMES.cli_binary
     # Hand-off (seed 003; adapters/_handoff_terminal.py).
     handoff_kind = "persistent"
     handoff_processes = ("hermes",)
     # No session flag: `--resume` takes a title too, so any hermes in the directory holds it.
     handoff_session_flags = ()
     handoff_resume_args = ("--resume", "{sid}")
-    acp_args = ("acp",)
+    acp_args = HERMES.acp_args
     restart_after_cancel = True
     """Hermes 0.19.0 answers a prompt cancelled during a tool with "Internal error" and leaves
     its session marked running, so every later prompt is only queued, never run (it never reaches

@@ -45,7 +45,7 @@ from ..intents import opencode as intent_rules
 from ..protocols.opencode_run import OpenCodeRunParser
 from ._codex_common import Attachments
 from ._one_shot import ProcessPerPrompt
-from ._opencode_run_launch import check_model, run_launch
+from ._opencode_run_launch import DEFAULT_BINARY, check_model, run_launch
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._stores import store_hooks
 from .base import Attachment, BaseAdapter
@@ -81,7 +81,7 @@ class OpenCodeRunAdapter(ProcessPerPrompt, BaseAdapter):
     supported_options = STANDARD_OPTIONS - {"effort"}
 
     def __init__(self, *, tap: Tap | None = None, **launch: Unpack[LaunchArgs]) -> None:
-        self.take_options(launch, binary_name="opencode")
+        self.take_options(launch, binary_name=DEFAULT_BINARY)
         self.session_id = self.resume_session_id
         self.tap = tap
         self._events: asyncio.Queue[Event] = asyncio.Queue()

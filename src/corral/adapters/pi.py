@@ -47,6 +47,8 @@ from ._handoff_terminal import TerminalHandoff
 from ._model_info import ModelInfo, names_of
 from ._options import STANDARD_OPTIONS, LaunchArgs
 from ._outbox import EventOutbox
+from ._pi_launch import DEFAULT_BINARY
+from ._pi_launch import build_pi_argv as build_pi_argv
 from ._stores import store_hooks
 from ._usage import UsageTotals
 from .base import Attachment, BaseAdapter
@@ -54,25 +56,6 @@ from .base import Attachment, BaseAdapter
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 COMMAND_TIMEOUT = 30.0
 _DIALOGS = frozenset({"select", "confirm", "input", "editor"})
-
-
-def build_pi_argv(
-    *,
-    binary: str,
-    model: str | None = None,
-    effort: str | None = None,
-    resume: str | None = None,
-    extra_args: Sequence[str] = (),
-) -> list[str]:
-    """argv of ``pi --mode rpc``; ``extra_args`` win (a ``--model`` there is not repeated)."""
-    argv = [binary, "--mode", "rpc"]
-    if model and "--model" not in extra_args:
-        argv += ["--model", model]
-    if effort and "--thinking" not in extra_args:
-        argv += ["--thinking", effort]
-    if resume:
-        argv += ["--session", resume]
-    return argv + list(extra_args)
 
 
 def image_payload(attachments: Sequence[Attachment]) -> list[dict[str, str]]:
@@ -128,7 +111,7 @@ class PiAdapter(TerminalHandoff, EventOutbox, BaseAdapter):
         base_env: dict[str, str] | None = None,
         **launch: Unpack[LaunchArgs],
     ) -> None:
-        self.take_options(launch, binary_name="pi")
+        self.take_options(launch, binary_name=DEFAULT_BINARY)
         self.env = {**(os.environ if base_env is None else base_env), **self.env}
         self.tap = tap
         self.parser = PiRpcParser()

@@ -19,76 +19,23 @@ import itertools
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import ConfigError, UnsupportedOperation
+from ..errors import UnsupportedOperation
 from ..events import ApprovalDecision, ApprovalRequested, Event
 from ..intents import Intent
 from ..intents import claude as intent_rules
 from ._handoff_terminal import TerminalHandoff
-from ._launch import Launch, StreamJsonRequest, merged_env
+from ._launch import Launch, StreamJsonRequest
 from ._options import STANDARD_OPTIONS
+from ._qwen_launch import APPROVAL_MODES as APPROVAL_MODES
+from ._qwen_launch import DEFAULT_BINARY, build_launch
+from ._qwen_launch import approval_mode as approval_mode
 from ._stores import store_hooks
 from ._stream_json import StreamJsonAdapter
 from .base import Attachment
-
-APPROVAL_MODES = {
-    "default": "default",
-    "plan": "plan",
-    "acceptEdits": "auto-edit",
-    "auto-edit": "auto-edit",
-    "bypassPermissions": "yolo",
-    "yolo": "yolo",
-}
-"""corral/Claude permission-mode names → Qwen Code ``--approval-mode`` values."""
-
-
-def approval_mode(mode: str) -> str:
-    try:
-        return APPROVAL_MODES[mode]
-    except KeyError:
-        raise ConfigError(
-            f"Qwen Code has no approval mode {mode!r} (one of {', '.join(APPROVAL_MODES)})"
-        ) from None
-
-
-def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> Launch:
-    """argv/env/cwd for one Qwen Code stream-json session. Pure."""
-    unsupported = [
-        name
-        for name, asked in (
-            ("fork_session", request.fork_session),
-            ("settings", request.settings is not None),
-            ("effort", bool(request.effort)),
-        )
-        if asked
-    ]
-    if unsupported:
-        raise ConfigError(f"Qwen Code (stream-json) does not support: {', '.join(unsupported)}")
-    argv = [
-        request.binary,
-        "--input-format",
-        "stream-json",
-        "--output-format",
-        "stream-json",
-        "--include-partial-messages",
-    ]
-    if request.model:
-        argv += ["--model", request.model]
-    argv += ["--approval-mode", approval_mode(request.permission_mode or "default")]
-    if request.resume:
-        argv += ["--resume", request.resume]
-    if request.session_id:
-        argv += ["--session-id", request.session_id]
-    for directory in request.add_dirs:
-        argv += ["--include-directories", directory]
-    argv += request.extra_args
-    env = merged_env(base_env, request.env)
-    if request.cwd:
-        env["PWD"] = request.cwd
-    return Launch(argv=tuple(argv), env=env, cwd=request.cwd)
 
 
 def _memory_key(tool_name: str, tool_input: Any) -> tuple[str, str]:
@@ -110,7 +57,7 @@ class QwenAdapter(TerminalHandoff, StreamJsonAdapter):
     handoff_processes = ("qwen",)
     handoff_session_flags = ("--resume", "-r", "--session-id")
     handoff_resume_args = ("--resume", "{sid}")
-    default_binary: ClassVar[str] = "qwen"
+    default_binary: ClassVar[str] = DEFAULT_BINARY
 
     cap_image_input = True
     cap_thinking = True

@@ -7,6 +7,7 @@ the bare CLI (issue 20). :func:`main` parses a plain command line from :data:`OP
 missing or bad value, ``--``, a wrong number of positionals) is ``None`` and the caller hands the
 whole command line to the Typer command (``cli/run.py``), which reports it as usual.
 ``tests/unit/cli/test_run_fast.py`` compares :data:`OPTIONS` with the Typer command's parameters.
+Before it imports the driver it may start the agent (``cli/_run_early.py``, decision 044).
 """
 
 from __future__ import annotations
@@ -45,9 +46,16 @@ def main(args: list[str]) -> int | None:
     from ..errors import CorralError
 
     try:
-        from ._run_main import run_command
+        from ._run_early import spawn_for_run
 
-        return run_command(agent, prompt, **params)
+        early = spawn_for_run(agent, prompt, params)  # before the driver's imports (decision 044)
+        try:
+            from ._run_main import run_command
+
+            return run_command(agent, prompt, early=early, **params)
+        finally:
+            if early is not None:
+                early.discard()  # a no-op once the adapter claimed it
     except KeyboardInterrupt:
         return 130
     except CorralError as exc:  # printed as the Typer path prints it (``_guard.run_guarded``)

@@ -41,6 +41,7 @@ from ..events import (
 from ._run_render import HumanRenderer, JsonRenderer
 
 if TYPE_CHECKING:
+    from .._process._early import EarlyProcess
     from ..intents import ApprovalGuard
 
 
@@ -92,8 +93,13 @@ def run_command(
     agent_arg: list[str] | None = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     json_out: bool = False,
+    early: EarlyProcess | None = None,
 ) -> int:
-    """Send one prompt to an agent and stream its normalized events; the exit code."""
+    """Send one prompt to an agent and stream its normalized events; the exit code.
+
+    ``early``: the agent already started for this command line (``cli/_run_early.py``); the
+    adapter's first launch gets it when it asks for exactly its launch (the caller discards it
+    when nothing claimed it: ``cli/_run_fast.py``, and an ``atexit`` hook)."""
     attachments = load_images(image or [])
     check_prompt(prompt, attachments)
     if idle_timeout < 0:
@@ -129,6 +135,10 @@ def run_command(
             offer="run without --resume for a fresh session",
         )
     adapter = construct(cls, options)
+    if early is not None:
+        from .._process._adopt import hand_over
+
+        hand_over(adapter, early)
     code = asyncio.run(
         run_once(
             adapter,

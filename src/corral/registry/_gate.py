@@ -11,13 +11,16 @@ there is no earlier state to be stale against.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from .._paths import home_dir
 from ..errors import AdapterNotFoundError, AdapterUnverified
 from ._builtin import builtin_manifest
 from ._state import VerifyRecord, ensure_verified, is_stale, last_verify
+
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
+if TYPE_CHECKING:
+    from ..manifests import Manifest
 
 GATE_TIMEOUT = 45.0
 
@@ -27,9 +30,29 @@ async def launch_gate(
 ) -> VerifyRecord | None:
     """Re-verify ``adapter_id`` when its verification is stale; the record it launches under
     (``None``: nothing recorded, no gate). Raises :class:`AdapterUnverified` when it fails."""
+    import asyncio
+
+    record, manifest = gate_check(adapter_id, home=home)
+    if manifest is None:
+        return record
+    home = home if home is not None else home_dir()
+    try:
+        record = await asyncio.wait_for(ensure_verified(manifest, home=home), timeout)
+    except TimeoutError:
+        raise AdapterUnverified(adapter_id, f"the verification took over {timeout:g} s") from None
+    if not record.ok:
+        raise AdapterUnverified(adapter_id, record.detail)
+    return record
+
+
+def gate_check(
+    adapter_id: str, *, home: Path | None = None
+) -> tuple[VerifyRecord | None, Manifest | None]:
+    """What the gate finds without verifying anything: the record ``adapter_id`` would launch
+    under, and the manifest to verify again first (``None``: the launch may go ahead now)."""
     record = last_verify(adapter_id, home=home)
     if record is None:
-        return None  # checked first: most launches never build a registry
+        return None, None  # checked first: most launches never build a registry
     home = home if home is not None else home_dir()
     try:
         # A built-in's manifest is the registry's answer without building it (``_builtin``).
@@ -39,13 +62,7 @@ async def launch_gate(
 
             manifest = Registry(home=home).manifest(adapter_id)
     except AdapterNotFoundError:
-        return None
+        return None, None
     if not is_stale(manifest, home=home):
-        return record
-    try:
-        record = await asyncio.wait_for(ensure_verified(manifest, home=home), timeout)
-    except TimeoutError:
-        raise AdapterUnverified(adapter_id, f"the verification took over {timeout:g} s") from None
-    if not record.ok:
-        raise AdapterUnverified(adapter_id, record.detail)
-    return record
+        return record, None
+    return record, manifest

@@ -1,0 +1,164 @@
+"""``corral run``'s early spawn (``cli/_run_early.py``): what it refuses and declines before any
+spawn, and a whole run through it on the stand-in stream-json CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import corral._process._early as early_module
+from corral.cli._run_early import spawn_for_run
+from corral.errors import InvalidPromptError
+
+BAD_CLI = Path(__file__).parents[1] / "process" / "_bad_cli.py"
+
+
+@pytest.fixture
+def spawned(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[str, ...]]:
+    """Every early spawn asked for (none is started); an empty ``CORRAL_HOME``."""
+    monkeypatch.setenv("CORRAL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CORRAL_EXTRA_ADAPTERS", raising=False)
+    asked: list[tuple[str, ...]] = []
+
+    def spawn(argv: Any, env: Any, cwd: str, *, prompted: bool = False) -> None:
+        asked.append((*argv, f"prompted={prompted}"))
+
+    monkeypatch.setattr(early_module, "spawn_early", spawn)
+    return asked
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"intent": "work"},
+        {"allowed_commands": "git"},
+        {"vendor_permission_mode": "plan"},
+        {"resume": "0b9c7f0e-1111-2222-3333-444444444444"},
+        {"effort": "high"},
+        {"image": [Path("a.png")]},
+        {"idle_timeout": -1.0},
+    ],
+)
+def test_options_an_early_launch_does_not_carry_take_todays_path(
+    spawned: list[tuple[str, ...]], tmp_path: Path, extra: dict[str, Any]
+) -> None:
+    assert spawn_for_run("claude-code", "hi", {"cwd": tmp_path, **extra}) is None
+    assert spawned == []
+
+
+def test_an_invalid_prompt_is_refused_before_any_spawn(
+    spawned: list[tuple[str, ...]], tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidPromptError):
+        spawn_for_run("claude-code", "   ", {"cwd": tmp_path})
+    assert spawned == []
+
+
+def test_a_stale_verification_is_not_early(
+    spawned: list[tuple[str, ...]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import corral.registry._gate as gate
+
+    checked: list[str] = []
+
+    def stale(adapter_id: str, *, home: Path | None = None) -> tuple[object, object]:
+        checked.append(adapter_id)
+        return object(), object()  # a record, and a manifest to verify again first
+
+    monkeypatch.setattr(gate, "gate_check", stale)
+    assert spawn_for_run("claude", "hi", {"cwd": tmp_path}) is None
+    assert checked == ["claude-code"]  # an alias is gated as its id
+    assert spawned == []
+
+
+def test_adapters_without_a_hook_and_bad_directories_are_not_early(
+    spawned: list[tuple[str, ...]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert spawn_for_run("opencode", "hi", {"cwd": tmp_path}) is None
+    assert spawn_for_run("no-such-adapter", "hi", {"cwd": tmp_path}) is None
+    assert spawn_for_run("claude-code", "hi", {"cwd": tmp_path / "missing"}) is None
+    monkeypatch.setenv("CORRAL_EXTRA_ADAPTERS", "x.y:Z")  # the registry must answer
+    assert spawn_for_run("claude-code", "hi", {"cwd": tmp_path}) is None
+    assert spawned == []
+
+
+def test_the_early_launch_is_the_adapters(spawned: list[tuple[str, ...]], tmp_path: Path) -> None:
+    spawn_for_run(
+        "claude",
+        "hi",
+        {"cwd": tmp_path, "model": "m1", "binary": "/opt/claude", "agent_arg": ["--x"]},
+    )
+    spawn_for_run("qwen", "hi", {"cwd": tmp_path, "binary": "/opt/qwen"})
+    spawn_for_run("gemini-exec", "-hi", {"cwd": tmp_path, "binary": "/opt/gemini"})
+    (claude, qwen, gemini) = spawned
+    assert claude[0] == "/opt/claude"
+    assert claude[-4:] == ("--model", "m1", "--x", "prompted=False")
+    assert qwen[0] == "/opt/qwen" and "--approval-mode" in qwen
+    assert gemini[-2:] == ("--prompt=-hi", "prompted=True")  # the turn starts at once
+
+
+def _stand_in(tmp_path: Path, mode: str) -> tuple[Path, Path]:
+    """A ``--binary`` that ignores Claude Code's flags and runs the stand-in CLI; it notes each
+    start in the returned file."""
+    starts = tmp_path / "starts"
+    script = tmp_path / "claude"
+    script.write_text(f"#!/bin/sh\necho $$ >> {starts}\nexec {sys.executable} {BAD_CLI} {mode}\n")
+    script.chmod(0o755)
+    return script, starts
+
+
+def _corral_run(tmp_path: Path, binary: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home"), "COLUMNS": "1000"}
+    env.pop("CORRAL_EXTRA_ADAPTERS", None)
+    argv = [sys.executable, "-m", "corral", "run", "claude-code", "go", "--json"]
+    argv += ["--binary", str(binary), "--cwd", str(tmp_path)]
+    return subprocess.run(
+        argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
+
+
+def test_a_run_through_the_early_spawn_starts_the_agent_once(tmp_path: Path) -> None:
+    binary, starts = _stand_in(tmp_path, "ok")
+    proc = _corral_run(tmp_path, binary)
+    assert proc.returncode == 0, proc.stderr
+    types = [json.loads(line)["event"]["type"] for line in proc.stdout.splitlines()]
+    assert types[0] == "session.started" and "turn.completed" in types
+    assert types[-1] == "session.ended"
+    assert len(starts.read_text().split()) == 1  # the early process was the driver's
+
+
+def test_an_agent_that_dies_at_start_fails_the_run(tmp_path: Path) -> None:
+    binary, starts = _stand_in(tmp_path, "die-at-start")
+    proc = _corral_run(tmp_path, binary)
+    assert proc.returncode != 0
+    assert "error:" in proc.stderr
+    assert len(starts.read_text().split()) == 1
+
+
+def test_a_missing_binary_gives_todays_error(tmp_path: Path) -> None:
+    proc = _corral_run(tmp_path, tmp_path / "no-such-claude")
+    assert proc.returncode == 1
+    assert "could not start" in proc.stderr and "no-such-claude" in proc.stderr
+
+
+def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from corral.cli._run_early import spawn_for_run\n"
+        f"early = spawn_for_run('claude-code', 'hi', {{'binary': {sys.executable!r}, "
+        f"'cwd': {str(tmp_path)!r}, 'agent_arg': ['-c', 'pass']}})\n"
+        "heavy = {'asyncio', 'corral.adapters.base', 'corral.protocols.claude_stream_json'}\n"
+        "print(early is not None, sorted(heavy & set(sys.modules)))\n"
+    )
+    env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}
+    env.pop("CORRAL_EXTRA_ADAPTERS", None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["True", "[]"]
