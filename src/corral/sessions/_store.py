@@ -2,9 +2,10 @@
 
 Group commit: :meth:`SessionStore.append_soon` queues an envelope and stores every envelope queued
 in the same event-loop iteration in one transaction (a batch is also written at once when it
-reaches ``MAX_BATCH``), then hands the batch to ``on_stored``: observers are told only after the
-commit, so what an observer saw is always in the transcript. Every read flushes the pending batch
-first, so a read never misses an appended event.
+reaches ``MAX_BATCH``), then hands the batch to ``on_stored`` after the commit. Every read flushes
+the pending batch first, so a read never misses an appended event. (The manager publishes an
+envelope to observers before its commit when it is inside the session's committed seq
+reservation, :mod:`corral.sessions._fanout`; otherwise from ``on_stored``.)
 
 With a :class:`~corral.sessions._writer.DbWriter` (the manager's), every write goes to the writer
 thread, so the event loop never holds or waits for SQLite's write lock: a batch of envelopes is
@@ -284,6 +285,40 @@ class SessionStore:
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
         return [decode_envelope(r["envelope"]) for r in rows]
+
+    def seq_start(self, session_id: str) -> int:
+        """Where this process numbers ``session_id`` on from: after the last stored ``seq`` and
+        after its seq reservation (an observer may have seen up to it, decision 046)."""
+        self.flush()
+        row = self.conn.execute(
+            "SELECT MAX((SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?),"
+            " COALESCE((SELECT reserved FROM event_seq_reservations WHERE session_id = ?), 0))"
+            " AS n",
+            (session_id, session_id),
+        ).fetchone()
+        return int(row["n"])
+
+    def reserve_seq_soon(self, session_id: str, upto: int) -> Future[Any]:
+        """Submit ``reservation = max(reservation, upto)`` (one statement, see :meth:`write_soon`)."""
+        return self.write_soon(
+            lambda conn: conn.execute(
+                "INSERT INTO event_seq_reservations (session_id, reserved) VALUES (?, ?)"
+                " ON CONFLICT(session_id) DO UPDATE"
+                " SET reserved = MAX(reserved, excluded.reserved)",
+                (session_id, upto),
+            ),
+            savepoint=False,
+        )
+
+    def drop_seq_reservations(self, session_ids: Iterable[str]) -> Future[Any]:
+        """Submit the removal of the seq reservations of ``session_ids`` (a clean close: every
+        ``seq`` handed out is stored by the batches submitted before this)."""
+        rows = [(sid,) for sid in session_ids]
+        return self.write_soon(
+            lambda conn: conn.executemany(
+                "DELETE FROM event_seq_reservations WHERE session_id = ?", rows
+            )
+        )
 
     def last_seq(self, session_id: str) -> int:
         self.flush()
