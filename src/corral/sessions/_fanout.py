@@ -26,17 +26,17 @@ import asyncio
 import collections
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any
 
 from ..events import Envelope
+from ._writer import Pending
 
 RESERVE_BLOCK = 1024
 """Seqs reserved by one write."""
 RESERVE_AHEAD = 512
 """A new reservation is asked for once a session's seq comes this close to the committed one."""
 
-Reserve = Callable[[str, int], "Future[Any]"]
+Reserve = Callable[[str, int], "Pending[Any]"]
 """Submits ``reservation = max(reservation, n)`` for a session; resolves once committed."""
 
 

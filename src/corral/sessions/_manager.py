@@ -70,7 +70,7 @@ from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
-from ._writer import DbWriter
+from ._writer import DbWriter, Pending
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -624,7 +624,7 @@ class SessionManager:
             return
         future.add_done_callback(self._count_failure)
 
-    def _count_failure(self, future: Future[None]) -> None:
+    def _count_failure(self, future: Pending[None]) -> None:
         if not future.cancelled() and isinstance(future.exception(), sqlite3.Error):
             self.history_write_failures += 1
 
@@ -650,7 +650,6 @@ class SessionManager:
             set_state=lambda state: self._set_state(session_id, state),
             on_end=on_end,
             idle_timeout=self.idle_timeout,
-            track=self.store.track,
         )
         return runner
 
