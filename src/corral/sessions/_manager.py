@@ -133,7 +133,8 @@ class SessionManager:
         # (the seq reservations are dropped last: every seq handed out is stored by then).
         await self.store.drain()
         with contextlib.suppress(sqlite3.Error):
-            self.store.drop_seq_reservations(self.fanout.release())
+            dropped = self.store.drop_seq_reservations(self.fanout.release())
+            dropped.add_done_callback(self._count_failure)
         await asyncio.to_thread(self._writer.close)
         await asyncio.sleep(0)  # the last acks' bookkeeping callbacks
         self.store.flush()

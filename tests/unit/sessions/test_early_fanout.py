@@ -42,6 +42,17 @@ def _reservations(db: Path) -> dict[str, int]:
         conn.close()
 
 
+async def _reserved(manager: SessionManager, sid: str) -> None:
+    """Until the session's first seq reservation is committed and back on the loop: the store's
+    drain waits for every write submitted (the reservation too), whose answer is then already
+    queued on the loop; a few loop iterations deliver it."""
+    await manager.store.drain()
+    lane = manager.fanout._lanes[sid]
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert lane.reserved > lane.last
+
+
 class _Gate:
     """Holds the manager's writer thread in an operation until opened."""
 
@@ -63,8 +74,7 @@ async def test_inside_the_reservation_an_envelope_is_published_before_its_commit
 ) -> None:
     async with SessionManager(db_path, resolver=resolver_for(adapter_cls)) as manager:
         sid = await new_session(manager)
-        await manager.store.drain()
-        await asyncio.sleep(0.05)  # the reservation's commit comes back to the loop
+        await _reserved(manager, sid)
         assert _reservations(db_path)[sid] >= RESERVE_BLOCK
         seen: list[int] = []
         manager.hub.taps.append(lambda env: seen.append(env.seq) if env.session_id == sid else None)
@@ -162,8 +172,7 @@ async def test_a_subscriber_joining_while_envelopes_are_uncommitted_gets_each_on
 ) -> None:
     async with SessionManager(db_path, resolver=resolver_for(adapter_cls)) as manager:
         sid = await new_session(manager)
-        await manager.store.drain()
-        await asyncio.sleep(0.05)
+        await _reserved(manager, sid)
         gate = _Gate(manager)
         assert await asyncio.to_thread(gate.inside.wait, WAIT)
         early = [manager.emit(sid, TextDelta(text=str(i))) for i in range(4)]  # published, held
@@ -205,7 +214,7 @@ _CHILD = textwrap.dedent(
         await manager.__aenter__()
         manager.emit(sid, TextDelta(text="first"))
         await manager.store.drain()
-        for _ in range(200):  # until the reservation is back on the loop
+        for _ in range(1000):  # until the reservation is back on the loop (10 s at most)
             await asyncio.sleep(0.01)
             if manager.fanout._lanes[sid].reserved > 1:
                 break
