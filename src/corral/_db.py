@@ -269,3 +269,19 @@ def m_external_files(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = (*MIGRATIONS, m_external_files)
+
+
+def m_event_seq_reservations(conn: sqlite3.Connection) -> None:
+    # Early fan-out (decision 046): an envelope may reach an observer before its transcript batch
+    # is committed, but only with a ``seq`` at most ``reserved``, committed first; a process that
+    # starts numbering a session starts after max(last stored seq, reserved), so no seq an observer
+    # saw is reused after a crash. A clean close deletes the row.
+    conn.execute(
+        """CREATE TABLE event_seq_reservations (
+            session_id TEXT PRIMARY KEY,
+            reserved INTEGER NOT NULL
+        ) WITHOUT ROWID"""
+    )
+
+
+MIGRATIONS = (*MIGRATIONS, m_event_seq_reservations)

@@ -6,8 +6,10 @@ it runs :meth:`recover`, leaving it stops every live adapter (their sessions bec
 ``disconnected``, resumable later).
 
 Every event is stored as an :class:`~corral.events.Envelope` with a per-session monotonic ``seq``
-before observers see it (events of one loop iteration share one transaction: group commit, see
-:mod:`corral.sessions._store`). One process writes a session at a time (one writer, many observers): the
+(events of one loop iteration share one transaction: group commit, see
+:mod:`corral.sessions._store`). Observers get an envelope when it is accepted, without waiting for
+that commit, within a committed seq reservation, so no ``seq`` an observer saw is reused after a
+crash (:mod:`corral.sessions._fanout`, decision 046). One process writes a session at a time (one writer, many observers): the
 writer holds the session's OS lock (:mod:`corral.sessions._ownership`) for as long as it runs the
 session, so a crashed owner whose pid was reused is still recognised as gone;
 :meth:`SessionManager.take_over` is the explicit path for a session whose owner cannot be proven
@@ -50,6 +52,7 @@ from ..events import (
 )
 from ..registry import launch_gate
 from . import _launch_policy
+from ._fanout import FanOut
 from ._hub import Hub
 from ._models import (
     LIVE_STATES,
@@ -67,7 +70,7 @@ from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
-from ._writer import DbWriter
+from ._writer import DbWriter, Pending
 
 CORRAL_SOURCE = "corral"
 START_TIMEOUT = 60.0
@@ -101,6 +104,7 @@ class SessionManager:
         a stale adapter re-verifies first, or the launch is refused)."""
         self.locks = OwnerLocks(db_path)
         self.hub = Hub()
+        self.fanout = FanOut(self.hub.publish, self.store.reserve_seq_soon)
         self.history_write_failures = 0
         self._runners: dict[str, SessionRunner] = {}
         self._sequencers: dict[str, Sequencer] = {}
@@ -125,8 +129,12 @@ class SessionManager:
             self._set_state(sid, SessionState.DISCONNECTED)
             self.locks.release(sid)
         self.locks.release_all()
-        # Everything emitted is stored and published; then the writer commits what is left.
+        # Everything emitted is stored and published; then the writer commits what is left
+        # (the seq reservations are dropped last: every seq handed out is stored by then).
         await self.store.drain()
+        with contextlib.suppress(sqlite3.Error):
+            dropped = self.store.drop_seq_reservations(self.fanout.release())
+            dropped.add_done_callback(self._count_failure)
         await asyncio.to_thread(self._writer.close)
         await asyncio.sleep(0)  # the last acks' bookkeeping callbacks
         self.store.flush()
@@ -161,17 +169,21 @@ class SessionManager:
         """Number, store and publish one event of ``session_id``."""
         seq = self._sequencers.get(session_id)
         if seq is None:
-            seq = Sequencer(session_id, CORRAL_SOURCE, start=self.store.last_seq(session_id))
+            start = self.store.seq_start(session_id)
+            seq = Sequencer(session_id, CORRAL_SOURCE, start=start)
             self._sequencers[session_id] = seq
+            self.fanout.start(session_id, start)
         envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
-        self.store.append_soon(envelope)  # published by _stored, after its group commit
+        self.store.append_soon(envelope)
+        # Published now when inside the session's committed seq reservation, else after its
+        # group commit (decision 046).
+        self.fanout.accept(envelope)
         return envelope
 
     def _stored(self, batch: list[Envelope], stored: bool) -> None:
         if not stored:
             self.history_write_failures += len(batch)
-        for envelope in batch:
-            self.hub.publish(envelope)
+        self.fanout.stored(batch)
 
     def _emit_prompt(self, prompt: PromptRecord) -> None:
         self.emit(
@@ -613,7 +625,7 @@ class SessionManager:
             return
         future.add_done_callback(self._count_failure)
 
-    def _count_failure(self, future: Future[None]) -> None:
+    def _count_failure(self, future: Pending[None]) -> None:
         if not future.cancelled() and isinstance(future.exception(), sqlite3.Error):
             self.history_write_failures += 1
 
@@ -639,7 +651,6 @@ class SessionManager:
             set_state=lambda state: self._set_state(session_id, state),
             on_end=on_end,
             idle_timeout=self.idle_timeout,
-            track=self.store.track,
         )
         return runner
 

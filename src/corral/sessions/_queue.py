@@ -110,7 +110,16 @@ class PromptQueue:
         return self._submit(operation, savepoint=savepoint).result()
 
     async def _arun(self, operation: Operation[T], *, savepoint: bool = True) -> T:
-        return await asyncio.wrap_future(self._submit(operation, savepoint=savepoint))
+        return await self._submit_on_loop(operation, savepoint=savepoint)
+
+    def _submit_on_loop(
+        self, operation: Operation[T], *, savepoint: bool = True
+    ) -> asyncio.Future[T]:
+        """:meth:`_submit` for the running loop: resolved there, one loop callback per batch
+        (:meth:`DbWriter.submit_async <corral.sessions._writer.DbWriter.submit_async>`)."""
+        if self.writer is not None:
+            return self.writer.submit_async(operation, savepoint=savepoint)
+        return asyncio.wrap_future(self._submit(operation, savepoint=savepoint))
 
     # ── reading ──
     def get(self, prompt_id: str) -> PromptRecord:
@@ -235,9 +244,10 @@ class PromptQueue:
     def mark_delivered(self, prompt_id: str) -> PromptRecord:
         return self._run(_mark_delivered(prompt_id), savepoint=False)
 
-    def mark_delivered_soon(self, prompt_id: str) -> Future[PromptRecord]:
-        """:meth:`mark_delivered`, submitted (the ack hook must not wait for the fsync)."""
-        return self._submit(_mark_delivered(prompt_id), savepoint=False)
+    def mark_delivered_soon(self, prompt_id: str) -> asyncio.Future[PromptRecord]:
+        """:meth:`mark_delivered`, submitted from the event loop (the ack hook must not wait for
+        the fsync); the future resolves on the loop once ``delivered`` is durable."""
+        return self._submit_on_loop(_mark_delivered(prompt_id), savepoint=False)
 
     def mark_failed(self, prompt_id: str, error: str) -> PromptRecord:
         return self._run(_transition(prompt_id, {PromptState.SENDING}, "fail", FAILED, error))

@@ -28,8 +28,6 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any
 
 from ..adapters._options import guard_of
 from ..adapters._turns import TurnWatchdog
@@ -75,7 +73,6 @@ class SessionRunner:
         set_state: SetState,
         on_end: OnEnd,
         idle_timeout: float | None = None,
-        track: Callable[[Future[Any]], None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.adapter = adapter
@@ -84,8 +81,6 @@ class SessionRunner:
         self._emit_prompt = emit_prompt
         self._set_state = set_state
         self._on_end = on_end
-        self._track = track
-        """Told of each claim under way, so reads of the session wait for it."""
         self.busy = False
         self.pending_approvals: dict[str, ApprovalRequested] = {}
         self.pending_questions: dict[str, QuestionAsked] = {}
@@ -229,9 +224,7 @@ class SessionRunner:
 
     async def _claim(self) -> PromptRecord | None:
         """Claim the next prompt; ``sending`` is durable before this returns (group commit)."""
-        future = self.queue.claim_next_soon(self.session_id)
-        if self._track is not None:
-            self._track(future)
+        future = self.queue.claim_next_soon(self.session_id)  # reads of the store wait for it
         try:
             return await asyncio.shield(asyncio.wrap_future(future))
         except asyncio.CancelledError:
@@ -288,7 +281,7 @@ class SessionRunner:
         if prompt_id in self._recording:
             return
         try:
-            future = asyncio.wrap_future(self.queue.mark_delivered_soon(prompt_id))
+            future = self.queue.mark_delivered_soon(prompt_id)
         except sqlite3.Error as exc:
             self._ack_not_recorded(prompt_id, exc, first=first)
             return

@@ -2,9 +2,10 @@
 
 Group commit: :meth:`SessionStore.append_soon` queues an envelope and stores every envelope queued
 in the same event-loop iteration in one transaction (a batch is also written at once when it
-reaches ``MAX_BATCH``), then hands the batch to ``on_stored``: observers are told only after the
-commit, so what an observer saw is always in the transcript. Every read flushes the pending batch
-first, so a read never misses an appended event.
+reaches ``MAX_BATCH``), then hands the batch to ``on_stored`` after the commit. Every read flushes
+the pending batch first, so a read never misses an appended event. (The manager publishes an
+envelope to observers before its commit when it is inside the session's committed seq
+reservation, :mod:`corral.sessions._fanout`; otherwise from ``on_stored``.)
 
 With a :class:`~corral.sessions._writer.DbWriter` (the manager's), every write goes to the writer
 thread, so the event loop never holds or waits for SQLite's write lock: a batch of envelopes is
@@ -15,7 +16,6 @@ still under way (:meth:`SessionStore.flush`), so it still sees every appended ev
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import sqlite3
 import uuid
@@ -36,7 +36,7 @@ from ._models import (
     SessionState,
     ViewState,
 )
-from ._writer import DbWriter, Operation
+from ._writer import DbWriter, Operation, Pending
 
 _attachments = msgspec.json.Decoder(tuple[Attachment, ...])
 _json = msgspec.json.Encoder()
@@ -65,7 +65,6 @@ class SessionStore:
         self.writer = writer
         self._pending: list[Envelope] = []
         self._scheduled = False
-        self._in_flight: list[Future[Any]] = []
         self._reported: list[asyncio.Future[Any]] = []
 
     # ── writing ──
@@ -76,10 +75,12 @@ class SessionStore:
                 return operation(self.conn)
         return self.writer.submit(operation, durable=False).result()
 
-    def write_soon(self, operation: Operation[T], *, savepoint: bool = True) -> Future[T]:
+    def write_soon(self, operation: Operation[T], *, savepoint: bool = True) -> Pending[T]:
         """Submit ``operation`` (to the writer, when there is one) without waiting for it; reads
         wait for it (see :meth:`flush`). ``savepoint=False`` for an operation that writes with
-        one statement at most (:meth:`DbWriter.submit <corral.sessions._writer.DbWriter.submit>`)."""
+        one statement at most (:meth:`DbWriter.submit <corral.sessions._writer.DbWriter.submit>`).
+        On the event loop the future is an asyncio one (resolved on the loop, one callback per
+        batch: :meth:`DbWriter.submit_async <corral.sessions._writer.DbWriter.submit_async>`)."""
         if self.writer is None:
             future: Future[T] = Future()
             try:
@@ -87,19 +88,11 @@ class SessionStore:
             except Exception as exc:
                 future.set_exception(exc)
             return future
-        future = self.writer.submit(operation, durable=False, savepoint=savepoint)
-        self._in_flight.append(future)
-        future.add_done_callback(self._landed)
-        return future
-
-    def track(self, future: Future[Any]) -> None:
-        """Make reads wait for ``future`` too (a write submitted elsewhere, e.g. a claim)."""
-        self._in_flight.append(future)
-        future.add_done_callback(self._landed)
-
-    def _landed(self, future: Future[Any]) -> None:
-        with contextlib.suppress(ValueError):
-            self._in_flight.remove(future)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self.writer.submit(operation, durable=False, savepoint=savepoint)
+        return self.writer.submit_async(operation, durable=False, savepoint=savepoint)
 
     async def drain(self) -> None:
         """Submit what is pending and wait until every batch is stored and reported."""
@@ -163,7 +156,7 @@ class SessionStore:
     def update(self, session_id: str, **fields: Any) -> None:
         self._write(self._update(session_id, fields))
 
-    def update_soon(self, session_id: str, **fields: Any) -> Future[None]:
+    def update_soon(self, session_id: str, **fields: Any) -> Pending[None]:
         """:meth:`update`, submitted (see :meth:`write_soon`)."""
         return self.write_soon(self._update(session_id, fields), savepoint=False)  # one UPDATE
 
@@ -227,9 +220,8 @@ class SessionStore:
         With a writer: the batch is submitted and reported from the loop once committed, and this
         returns after every write under way is committed (a read after it sees them)."""
         self._submit_pending()
-        for future in list(self._in_flight):
-            with contextlib.suppress(Exception):  # reported by the write's own callback
-                future.result()
+        if self.writer is not None:
+            self.writer.wait_written()  # every write submitted so far (one FIFO): a claim too
 
     def _submit_pending(self) -> None:
         self._scheduled = False
@@ -249,12 +241,10 @@ class SessionStore:
         except sqlite3.Error:
             self._report(batch, False)
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop to report on: wait here
+        if not isinstance(future, asyncio.Future):  # no loop to report on: wait here
             self._report(batch, future.exception() is None)
             return
-        reported = asyncio.wrap_future(future, loop=loop)
+        reported = future
         self._reported.append(reported)
         reported.add_done_callback(lambda f: self._after_write(batch, f))
 
@@ -270,7 +260,7 @@ class SessionStore:
         rows = _rows(envelopes)
         self._write(lambda conn: _insert(conn, rows))
 
-    def append_events_soon(self, envelopes: Iterable[Envelope]) -> Future[None]:
+    def append_events_soon(self, envelopes: Iterable[Envelope]) -> Pending[None]:
         """:meth:`append_events`, submitted (see :meth:`write_soon`)."""
         rows = _rows(envelopes)
         return self.write_soon(lambda conn: _insert(conn, rows), savepoint=len(rows) > INSERT_ROWS)
@@ -284,6 +274,40 @@ class SessionStore:
             (session_id, after, -1 if limit is None else limit),
         ).fetchall()
         return [decode_envelope(r["envelope"]) for r in rows]
+
+    def seq_start(self, session_id: str) -> int:
+        """Where this process numbers ``session_id`` on from: after the last stored ``seq`` and
+        after its seq reservation (an observer may have seen up to it, decision 046)."""
+        self.flush()
+        row = self.conn.execute(
+            "SELECT MAX((SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?),"
+            " COALESCE((SELECT reserved FROM event_seq_reservations WHERE session_id = ?), 0))"
+            " AS n",
+            (session_id, session_id),
+        ).fetchone()
+        return int(row["n"])
+
+    def reserve_seq_soon(self, session_id: str, upto: int) -> Pending[Any]:
+        """Submit ``reservation = max(reservation, upto)`` (one statement, see :meth:`write_soon`)."""
+        return self.write_soon(
+            lambda conn: conn.execute(
+                "INSERT INTO event_seq_reservations (session_id, reserved) VALUES (?, ?)"
+                " ON CONFLICT(session_id) DO UPDATE"
+                " SET reserved = MAX(reserved, excluded.reserved)",
+                (session_id, upto),
+            ),
+            savepoint=False,
+        )
+
+    def drop_seq_reservations(self, session_ids: Iterable[str]) -> Pending[Any]:
+        """Submit the removal of the seq reservations of ``session_ids`` (a clean close: every
+        ``seq`` handed out is stored by the batches submitted before this)."""
+        rows = [(sid,) for sid in session_ids]
+        return self.write_soon(
+            lambda conn: conn.executemany(
+                "DELETE FROM event_seq_reservations WHERE session_id = ?", rows
+            )
+        )
 
     def last_seq(self, session_id: str) -> int:
         self.flush()

@@ -27,6 +27,7 @@ loop keeps streaming while a batch is written. See docs/decisions/035-queue-grou
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import queue
 import sqlite3
@@ -47,7 +48,17 @@ MAX_BATCH = 256
 CLOSE_TIMEOUT = 30.0
 """How long :meth:`DbWriter.close` waits for the operations already submitted."""
 
-_Item = tuple[Callable[[sqlite3.Connection], Any], "Future[Any]", bool, bool]
+_Item = tuple[
+    Callable[[sqlite3.Connection], Any],
+    "Future[Any] | asyncio.Future[Any]",
+    bool,
+    bool,
+    "asyncio.AbstractEventLoop | None",
+]
+_Outcome = tuple["asyncio.Future[Any]", bool, Any]
+
+Pending = Future[T] | asyncio.Future[T]
+"""A submitted write: a concurrent future, or an asyncio one on the event loop."""
 
 
 class DbWriter:
@@ -64,6 +75,9 @@ class DbWriter:
         self._items: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
+        self._submitted = 0
+        self._done = 0
+        self._progress = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="corral-queue-writer", daemon=True)
         self._thread.start()
 
@@ -74,11 +88,35 @@ class DbWriter:
         (fsync'd when ``durable``). ``savepoint=False``: the operation writes with one statement
         at most (see the module docstring)."""
         future: Future[T] = Future()
+        self._put((operation, future, durable, savepoint, None))
+        return future
+
+    def submit_async(
+        self, operation: Operation[T], *, durable: bool = True, savepoint: bool = True
+    ) -> asyncio.Future[T]:
+        """:meth:`submit` for the running event loop: an asyncio future, resolved on the loop
+        once its batch is committed. The futures of one batch are resolved by one loop callback
+        (one wake-up of the loop per batch, not a thread-safe hand-over per write). Cancelling
+        the future before its batch runs withdraws the operation; after, it still runs."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._put((operation, future, durable, savepoint, loop))
+        return future
+
+    def _put(self, item: _Item) -> None:
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError("the database writer is closed")
-            self._items.put((operation, future, durable, savepoint))
-        return future
+            self._submitted += 1
+            self._items.put(item)
+
+    def wait_written(self, timeout: float | None = None) -> bool:
+        """Block until every operation submitted before this call has run and its batch is
+        committed (or failed). False when ``timeout`` passed first."""
+        with self._lock:
+            target = self._submitted
+        with self._progress:
+            return self._progress.wait_for(lambda: self._done >= target, timeout)
 
     def close(self) -> None:
         """Commit what was already submitted, then stop the thread and close the connection."""
@@ -107,37 +145,50 @@ class DbWriter:
                         stop = True
                         break
                     batch.append(item)
-                self._commit(batch)
+                try:
+                    self._commit(batch)
+                finally:
+                    with self._progress:
+                        self._done += len(batch)
+                        self._progress.notify_all()
         finally:
             self._conn.close()
 
     def _commit(self, batch: list[_Item]) -> None:
-        live = [(op, fut, sp) for op, fut, _, sp in batch if fut.set_running_or_notify_cancel()]
+        live = [item for item in batch if _start(item)]
         if not live:
             return
         conn = self._conn
         outcomes: list[tuple[bool, Any]] = []
         try:
-            self._synchronous("FULL" if any(durable for _, _, durable, _ in batch) else "NORMAL")
+            self._synchronous("FULL" if any(item[2] for item in live) else "NORMAL")
             conn.execute("BEGIN IMMEDIATE")
-            for operation, _, savepoint in live:
+            for operation, _, _, savepoint, _ in live:
                 outcomes.append(self._one(conn, operation, savepoint))
             conn.execute("COMMIT")
         except BaseException as exc:  # the batch as a whole failed: nothing of it took effect
             if conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
-            for _, future, _ in live:
-                future.set_exception(exc)
+            self._answer(live, [(False, exc)] * len(live))
             if not isinstance(exc, Exception):
                 raise
             return
         self.batches += 1
-        for (_, future, _), (ok, value) in zip(live, outcomes, strict=True):
-            if ok:
+        self._answer(live, outcomes)
+
+    def _answer(self, live: list[_Item], outcomes: list[tuple[bool, Any]]) -> None:
+        on_loops: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        for (_, future, _, _, loop), (ok, value) in zip(live, outcomes, strict=True):
+            if loop is not None:
+                on_loops.setdefault(loop, []).append((future, ok, value))  # type: ignore[arg-type]
+            elif ok:
                 future.set_result(value)
             else:
                 future.set_exception(value)
+        for loop, answers in on_loops.items():
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_settle, answers)
 
     def _synchronous(self, mode: str) -> None:
         if mode != self._mode:
@@ -166,3 +217,23 @@ class DbWriter:
             return False, exc
         conn.execute("RELEASE corral_op")
         return True, value
+
+
+def _start(item: _Item) -> bool:
+    """Whether ``item`` still runs: not cancelled before its batch (a concurrent future is then
+    marked running, so it can no longer be cancelled)."""
+    future, loop = item[1], item[4]
+    if loop is None:
+        return bool(future.set_running_or_notify_cancel())  # type: ignore[union-attr]
+    return not future.cancelled()
+
+
+def _settle(answers: list[_Outcome]) -> None:
+    """On the loop: resolve a batch's asyncio futures (one callback for the whole batch)."""
+    for future, ok, value in answers:
+        if future.cancelled():
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -94,10 +94,10 @@ async def test_history_write_failure_after_acceptance_does_not_resend(
     real = manager.queue.mark_delivered_soon
     calls = {"n": 0}
 
-    def failing_once(prompt_id: str) -> Future[PromptRecord]:
+    def failing_once(prompt_id: str) -> asyncio.Future[PromptRecord]:
         calls["n"] += 1
         if calls["n"] == 1:  # the group commit that held the ack failed
-            failed: Future[PromptRecord] = Future()
+            failed: asyncio.Future[PromptRecord] = asyncio.get_running_loop().create_future()
             failed.set_exception(sqlite3.OperationalError("disk I/O error"))
             return failed
         return real(prompt_id)
@@ -121,7 +121,7 @@ async def test_history_write_failure_then_crash_is_indeterminate(
     async with SessionManager(db_path, resolver=resolver_for(cls)) as mgr:
         sid = await new_session(mgr)
 
-        def always_fail(prompt_id: str) -> Future[PromptRecord]:
+        def always_fail(prompt_id: str) -> asyncio.Future[PromptRecord]:
             raise sqlite3.OperationalError("disk full")
 
         monkeypatch.setattr(mgr.queue, "mark_delivered_soon", always_fail)

@@ -268,3 +268,55 @@ def test_a_failing_one_statement_operation_without_savepoint_fails_alone(tmp_pat
         assert _texts(db, sid) == ["a", "c"]  # SQLite undid the failing statement alone
     finally:
         writer.close()
+
+
+async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    _session(db)
+    writer = DbWriter(db)
+    try:
+        loop = asyncio.get_running_loop()
+        handovers: list[object] = []
+        real = loop.call_soon_threadsafe
+
+        def counting(callback, *args):  # type: ignore[no-untyped-def]
+            handovers.append(callback)
+            return real(callback, *args)
+
+        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        _, release, held = _hold(writer)
+        futures = [writer.submit_async(lambda conn, i=i: i, durable=False) for i in range(20)]
+        withdrawn = writer.submit_async(lambda conn: conn.execute("SELECT 1/0"))
+        withdrawn.cancel()  # before its batch ran: it never runs
+        release.set()
+        assert await asyncio.wait_for(asyncio.gather(*futures), 10) == list(range(20))
+        assert held.result(10) is None
+        assert len(handovers) == 1  # the 20 answers (the batch after the held one): one wake-up
+    finally:
+        del loop.call_soon_threadsafe
+        writer.close()
+
+
+async def test_wait_written_returns_once_every_submitted_write_is_committed(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "c.db"
+    sid = _session(db)
+    writer = DbWriter(db)
+    try:
+        _, release, held = _hold(writer)
+        queued = writer.submit_async(
+            lambda conn: conn.execute("UPDATE sessions SET model = 'm' WHERE id = ?", (sid,))
+        )
+        assert writer.wait_written(timeout=0.01) is False  # the held batch is still running
+        release.set()
+        assert await asyncio.to_thread(writer.wait_written, 10)
+        conn = sqlite3.connect(db)
+        try:  # committed before wait_written returned, whether or not the loop has run since
+            assert conn.execute("SELECT model FROM sessions").fetchone()[0] == "m"
+        finally:
+            conn.close()
+        await asyncio.wait_for(queued, 10)
+        assert held.done()
+    finally:
+        writer.close()
