@@ -42,6 +42,9 @@ _attachments = msgspec.json.Decoder(tuple[Attachment, ...])
 _json = msgspec.json.Encoder()
 
 MAX_BATCH = 1024
+WRITTEN_TIMEOUT = 60.0
+"""How long a read waits for the writes submitted before it (every wait has a bound): past it
+the writer is stuck, and the read fails instead of hanging its caller."""
 """Envelopes written in one transaction at most; a full batch is written without waiting."""
 
 #: Called with each batch after its transaction, and whether the write succeeded.
@@ -220,8 +223,11 @@ class SessionStore:
         With a writer: the batch is submitted and reported from the loop once committed, and this
         returns after every write under way is committed (a read after it sees them)."""
         self._submit_pending()
-        if self.writer is not None:
-            self.writer.wait_written()  # every write submitted so far (one FIFO): a claim too
+        # every write submitted so far (one FIFO): a claim too
+        if self.writer is not None and not self.writer.wait_written(WRITTEN_TIMEOUT):
+            raise sqlite3.OperationalError(
+                f"the database writer committed nothing for {WRITTEN_TIMEOUT:g} s"
+            )
 
     def _submit_pending(self) -> None:
         self._scheduled = False

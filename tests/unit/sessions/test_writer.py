@@ -320,3 +320,27 @@ async def test_wait_written_returns_once_every_submitted_write_is_committed(
         assert held.done()
     finally:
         writer.close()
+
+
+def test_a_read_behind_a_stuck_writer_fails_within_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from corral.sessions import _store
+
+    db = tmp_path / "s.db"
+    sid = _session(db)
+    writer = DbWriter(db)
+    conn = _db.connect(db)
+    try:
+        store = SessionStore(conn, writer=writer)
+        _, release, held = _hold(writer)
+        monkeypatch.setattr(_store, "WRITTEN_TIMEOUT", 0.05)
+        with pytest.raises(sqlite3.OperationalError, match="committed nothing for 0.05 s"):
+            store.get(sid)  # a read that waits for the writes before it
+        release.set()
+        held.result(10)
+        assert store.get(sid).id == sid  # the writer moved on: reads work again
+    finally:
+        release.set()
+        writer.close()
+        conn.close()
