@@ -335,7 +335,7 @@ def test_a_read_behind_a_stuck_writer_fails_within_its_bound(
         store = SessionStore(conn, writer=writer)
         _, release, held = _hold(writer)
         monkeypatch.setattr(_store, "WRITTEN_TIMEOUT", 0.05)
-        with pytest.raises(sqlite3.OperationalError, match="committed nothing for 0.05 s"):
+        with pytest.raises(sqlite3.OperationalError, match=r"committed nothing for 0\.05 s"):
             store.get(sid)  # a read that waits for the writes before it
         release.set()
         held.result(10)
