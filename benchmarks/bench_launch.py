@@ -23,7 +23,7 @@ line), ``corral --version`` (the Typer CLI's start-up, which ``corral launch`` s
 without a harness's noise).
 corral runs through the installed ``corral`` script (what a user types), else ``python -m corral``.
 
-``--stamp`` adds, per one-shot, the measure that a harness's own spread cannot blur: the CLI
+``--stamp`` adds, per row, the measure that a harness's own spread cannot blur: the CLI
 behind a small bash wrapper (on ``PATH``, the pinned install hidden) that notes
 ``$EPOCHREALTIME`` and its argv/environment, then ``exec``s the real CLI. Bare and corral run the
 same wrapper, so "to exec" is how long after the benchmark spawned the command the harness
@@ -47,6 +47,7 @@ from pathlib import Path
 
 from corral._redact import MARK
 from corral.agents import agents_root, locate
+from corral.agents._layout import MARKER
 from corral.testing import FakeModelServer
 
 AGENTS = ("claude", "codex", "gemini", "opencode")
@@ -136,13 +137,36 @@ exec {real} "$@"
 
 
 class Stamped:
-    """A wrapper that notes when and how it was started, then becomes ``real``."""
+    """A wrapper that notes when and how it was started, then becomes ``real``.
+
+    Where ``real`` is a pinned install, the wrapper takes its place in a copy of that install's
+    layout (its marker copied), so that corral finds it as it finds the pinned CLI; ``hide`` is
+    the environment that points corral (and ``PATH``) at it."""
 
     def __init__(self, root: Path, name: str, real: Path) -> None:
         self.dir = root / f"stamp-{name}"
         self.dir.mkdir()
         self.stamps, self.argv, self.env = (self.dir / n for n in ("stamps", "argv", "env"))
-        wrapper = self.dir / name
+        try:
+            rel = real.relative_to(agents_root())
+        except ValueError:
+            rel = None
+        if rel is not None:
+            agents = self.dir / "agents"
+            wrapper = agents / rel
+            install = rel.parts[0], rel.parts[1]  # <name>/<version>
+            (agents.joinpath(*install)).mkdir(parents=True)
+            marker = agents_root().joinpath(*install, MARKER)
+            agents.joinpath(*install, MARKER).write_bytes(marker.read_bytes())
+            wrapper.parent.mkdir(parents=True, exist_ok=True)
+            self.hide = {"CORRAL_AGENTS_DIR": str(agents)}
+        else:
+            wrapper = self.dir / "bin" / name
+            wrapper.parent.mkdir()
+            self.hide = {
+                "PATH": f"{wrapper.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+                "CORRAL_AGENTS_DIR": str(root / "no-agents"),
+            }
         wrapper.write_text(
             _WRAPPER.format(
                 stamps=shlex.quote(str(self.stamps)),
@@ -305,6 +329,19 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 rows.append(_row(f"{agent} --version", c, b))
                 executable = _planned_command(agent, env)
+                stamped = None
+                if args.stamp and executable == str(binary):
+                    stamped = Stamped(root, agent, binary)
+                    stamp_env = env | stamped.hide
+                    rows[-1] |= _stamped_pair(
+                        stamped,
+                        [*CORRAL, "launch", agent, "--", "--version"],
+                        [str(stamped.wrapper), "--version"],
+                        stamp_env,
+                        stamp_env,
+                        root,
+                        args.repeat,
+                    )
                 if executable != str(binary):
                     print(f"{'':<20} (corral runs {executable})")
                     c, b = _pair(
@@ -359,18 +396,13 @@ def main(argv: list[str] | None = None) -> int:
                     args.repeat,
                 )
                 rows.append(_row(f"{agent} -p hi", c, b))
-                if args.stamp and executable == str(binary):
-                    stamped = Stamped(root, agent, binary)
-                    stamp_env = {
-                        "PATH": f"{stamped.dir}{os.pathsep}{env.get('PATH', '')}",
-                        "CORRAL_AGENTS_DIR": str(root / "no-agents"),
-                    }
+                if stamped is not None:
                     rows[-1] |= _stamped_pair(
                         stamped,
                         [*launch, *tail],
                         [str(stamped.wrapper), *plan["args"]],
-                        env | stamp_env,
-                        bare_env | stamp_env,
+                        env | stamped.hide,
+                        bare_env | stamped.hide,
                         root,
                         args.repeat,
                     )
