@@ -24,7 +24,8 @@ without a harness's noise).
 corral runs through the installed ``corral`` script (what a user types), else ``python -m corral``.
 
 ``--stamp`` adds, per row, the measure that a harness's own spread cannot blur: the CLI
-behind a small bash wrapper (on ``PATH``, the pinned install hidden) that notes
+behind a small bash wrapper (in the place of the pinned binary, in a copy of its install's
+layout) that notes
 ``$EPOCHREALTIME`` and its argv/environment, then ``exec``s the real CLI. Bare and corral run the
 same wrapper, so "to exec" is how long after the benchmark spawned the command the harness
 started — for corral, its whole share (``corral launch`` ``execve``s into the harness) — and the
