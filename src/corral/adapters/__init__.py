@@ -8,7 +8,7 @@ the others. Nothing turns an id into a class except :class:`corral.registry.Regi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 
 if TYPE_CHECKING:
     from ..registry import Register

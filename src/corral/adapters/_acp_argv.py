@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from .._record import dataclass
 from ._launch import Launch, find_binary
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)

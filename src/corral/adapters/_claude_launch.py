@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 
-import msgspec
-
 from ._launch import Launch, StreamJsonRequest, find_binary, merged_env
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
@@ -49,6 +47,8 @@ def build_launch(
     for directory in request.add_dirs:
         argv += ["--add-dir", directory]
     if request.settings is not None:
+        import msgspec  # only with settings (an intent): never on the early path
+
         argv += ["--settings", msgspec.json.encode(request.settings).decode()]
     if request.effort:
         argv += ["--effort", request.effort]

@@ -4,9 +4,9 @@ builder :class:`~.gemini_exec.GeminiExecAdapter` uses, and its early-launch hook
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._record import dataclass, field
 from ..errors import ConfigError
 from . import _launch
 from ._launch import find_binary

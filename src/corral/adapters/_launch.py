@@ -1,14 +1,21 @@
-"""What it takes to start an agent process, as plain data (built by pure ``build_launch`` functions)."""
+"""What it takes to start an agent process, as plain data (built by pure ``build_launch`` functions).
+
+Plain value classes (:mod:`corral._record`, not msgspec structs): ``corral run`` builds a
+:class:`Launch` before it spawns the agent, and msgspec is kept off that path (decision 049).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from .._record import dataclass, field
 
-import msgspec
+TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 
-class Launch(msgspec.Struct, frozen=True, kw_only=True):
+@dataclass(frozen=True, kw_only=True)
+class Launch:
     """argv, the complete environment and the working directory of one agent process."""
 
     argv: tuple[str, ...]
@@ -16,7 +23,8 @@ class Launch(msgspec.Struct, frozen=True, kw_only=True):
     cwd: str | None = None
 
 
-class StreamJsonRequest(msgspec.Struct, frozen=True, kw_only=True):
+@dataclass(frozen=True, kw_only=True)
+class StreamJsonRequest:
     """Everything a stream-json session (Claude Code or Qwen Code) can be asked to start with."""
 
     binary: str
@@ -34,7 +42,7 @@ class StreamJsonRequest(msgspec.Struct, frozen=True, kw_only=True):
     """Settings for this run only (Claude: ``--settings <json>``)."""
     effort: str | None = None
     extra_args: tuple[str, ...] = ()
-    env: dict[str, str] = msgspec.field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
     """Added to (and winning over) the base environment."""
 
 

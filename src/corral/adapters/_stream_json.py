@@ -39,6 +39,7 @@ from .._process import (
     end_turn,
 )
 from .._process._decode import BadJson, loads
+from .._record import replace
 from ..errors import ProcessError, ProtocolError, SessionError
 from ..events import (
     AgentInfo,
@@ -429,7 +430,7 @@ class StreamJsonAdapter(BaseAdapter, abstract=True):
         self._restart_task = asyncio.create_task(self._restart(), name=f"{self.agent_id}-restart")
 
     async def _restart(self) -> None:
-        request = msgspec.structs.replace(
+        request = replace(
             self.launch_request(), resume=self.agent_session_id or self.resume_session_id
         )
         try:

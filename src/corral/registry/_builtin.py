@@ -23,18 +23,21 @@ So :func:`resolve_builtin` and :func:`builtin_manifest` give what ``Registry().r
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from pathlib import Path
 
 from ..adapters import ALIASES, BUILTIN_ADAPTERS
 from ..errors import AdapterNotFoundError, ConfigError
-from ..manifests import Manifest, parse_manifest
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 
 if TYPE_CHECKING:
     from ..adapters.base import BaseAdapter
+    from ..manifests import Manifest
+
+# The manifest model (msgspec, the event model) loads only when a manifest is read: ``corral
+# run``'s early spawn needs :func:`builtin_id` and, with no verification record, nothing else
+# (decision 049).
 
 EXTRA_ADAPTERS_ENV = "CORRAL_EXTRA_ADAPTERS"
 """``module:Class`` entries, comma-separated, registered on top of everything else (test hook)."""
@@ -66,6 +69,10 @@ def read_builtin_manifest(name: str) -> Manifest | None:
         text = (BUILTIN_DIR / name).read_text("utf-8")
     except FileNotFoundError:
         return None
+    import json
+
+    from ..manifests import parse_manifest
+
     return parse_manifest(json.loads(text), source=name)
 
 

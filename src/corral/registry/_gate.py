@@ -11,16 +11,17 @@ there is no earlier state to be stale against.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .._paths import home_dir
 from ..errors import AdapterNotFoundError, AdapterUnverified
 from ._builtin import builtin_manifest
-from ._state import VerifyRecord, ensure_verified, is_stale, last_verify
+from ._verify_path import record_path
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..manifests import Manifest
+    from ._state import VerifyRecord
 
 GATE_TIMEOUT = 45.0
 
@@ -31,6 +32,8 @@ async def launch_gate(
     """Re-verify ``adapter_id`` when its verification is stale; the record it launches under
     (``None``: nothing recorded, no gate). Raises :class:`AdapterUnverified` when it fails."""
     import asyncio
+
+    from ._state import ensure_verified
 
     record, manifest = gate_check(adapter_id, home=home)
     if manifest is None:
@@ -50,6 +53,10 @@ def gate_check(
 ) -> tuple[VerifyRecord | None, Manifest | None]:
     """What the gate finds without verifying anything: the record ``adapter_id`` would launch
     under, and the manifest to verify again first (``None``: the launch may go ahead now)."""
+    if not record_path(adapter_id, home).exists():
+        return None, None  # what ``last_verify`` answers then, without loading msgspec
+    from ._state import is_stale, last_verify
+
     record = last_verify(adapter_id, home=home)
     if record is None:
         return None, None  # checked first: most launches never build a registry

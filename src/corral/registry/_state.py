@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from .._paths import home_dir
+from ._verify_path import record_path as _record_path
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 
@@ -32,15 +32,6 @@ class VerifyRecord(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
     checked_at: datetime
     attempts: int = 1
-
-
-def _record_path(adapter_id: str, home: Path | None) -> Path:
-    return (
-        (home if home is not None else home_dir())
-        / "state"
-        / "adapters"
-        / f"{adapter_id}.verify.json"
-    )
 
 
 def record_verify(

@@ -153,7 +153,8 @@ def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Pat
         "from corral.cli._run_early import spawn_for_run\n"
         f"early = spawn_for_run('claude-code', 'hi', {{'binary': {sys.executable!r}, "
         f"'cwd': {str(tmp_path)!r}, 'agent_arg': ['-c', 'pass']}})\n"
-        "heavy = {'asyncio', 'corral.adapters.base', 'corral.protocols.claude_stream_json'}\n"
+        "heavy = {'asyncio', 'corral.adapters.base', 'corral.protocols.claude_stream_json',\n"
+        "         'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses'}\n"
         "print(early is not None, sorted(heavy & set(sys.modules)))\n"
     )
     env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}
@@ -162,3 +163,66 @@ def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Pat
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.split() == ["True", "[]"]
+
+
+@pytest.mark.parametrize("adapter", ["claude-code", "qwen", "pi", "gemini", "hermes"])
+def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
+    tmp_path: Path, adapter: str
+) -> None:
+    """Decision 049: the record's absence is checked without msgspec, the manifest model and the
+    ``Launch`` values load nothing of msgspec, the event model or ``typing``."""
+    code = (
+        "import sys\n"
+        "import corral._process._early as e\n"
+        "seen = []\n"
+        "e.spawn_early = lambda *a, **k: seen.append(set(sys.modules))\n"
+        "from corral.cli._run_early import spawn_for_run\n"
+        f"spawn_for_run({adapter!r}, 'hi', {{'binary': {sys.executable!r}, "
+        f"'cwd': {str(tmp_path)!r}}})\n"
+        "heavy = {'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses',\n"
+        "         'corral.registry._state', 'asyncio'}\n"
+        "print(len(seen), sorted(heavy & seen[0]) if seen else None)\n"
+    )
+    env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}
+    env.pop("CORRAL_EXTRA_ADAPTERS", None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["1", "[]"]
+
+
+def test_a_real_stale_record_is_not_early_and_a_fresh_one_is(
+    spawned: list[tuple[str, ...]], tmp_path: Path
+) -> None:
+    """The gate's record is read in full whenever one exists: stale refuses the early spawn."""
+    from datetime import UTC, datetime
+
+    import msgspec
+
+    from corral.registry._builtin import builtin_manifest
+    from corral.registry._profiles import profile_key
+    from corral.registry._state import VerifyRecord
+    from corral.registry._verify_path import record_path
+
+    home = tmp_path / "home"
+    manifest = builtin_manifest("claude-code")
+    assert manifest is not None
+    path = record_path("claude-code", home)
+    path.parent.mkdir(parents=True)
+
+    def write(profile_hash: str | None) -> None:
+        record = VerifyRecord(
+            adapter_id="claude-code",
+            profile_hash=profile_hash,
+            ok=True,
+            detail="ok",
+            checked_at=datetime.now(UTC),
+        )
+        path.write_bytes(msgspec.json.encode(record))
+
+    write("0" * 64)  # verified under another profile: stale
+    assert spawn_for_run("claude-code", "hi", {"cwd": tmp_path}) is None
+    assert spawned == []
+    write(profile_key(manifest, home=home))  # verified under this one
+    spawn_for_run("claude-code", "hi", {"cwd": tmp_path})
+    assert len(spawned) == 1
