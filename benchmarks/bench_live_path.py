@@ -165,7 +165,9 @@ async def scenario(
 ) -> dict[str, object]:
     go = asyncio.Event()
     readies = [asyncio.Event() for _ in range(busy + 1)]
-    limits = httpx.Limits(max_connections=busy + 4)
+    # a connection idle longer than the service's keep-alive (uvicorn: 5 s; a scenario streams
+    # for 5 s) may be closed by it just as the kill goes out on it: drop idle ones sooner
+    limits = httpx.Limits(max_connections=busy + 4, keepalive_expiry=2.0)
     async with httpx.AsyncClient(
         base_url=child.base_url, headers=HEADERS, timeout=timeout, limits=limits
     ) as api:
