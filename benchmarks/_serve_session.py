@@ -196,7 +196,11 @@ async def one_turn(
     """A new session of ``body`` (``POST /api/sessions``), one prompt, timed; then killed."""
     peak: list[int] = []
     sampler = asyncio.create_task(_sample_rss(child.pid, peak))
-    async with httpx.AsyncClient(base_url=child.base_url, headers=HEADERS, timeout=timeout) as api:
+    # idle connections dropped before the service's 5 s keep-alive closes them under a request
+    limits = httpx.Limits(keepalive_expiry=2.0)
+    async with httpx.AsyncClient(
+        base_url=child.base_url, headers=HEADERS, timeout=timeout, limits=limits
+    ) as api:
         try:
             t0 = time.monotonic_ns()
             created = await api.post("/api/sessions", json=dict(body))
