@@ -63,7 +63,7 @@ from corral.testing import FakeModelServer
 
 from ._overhead_docs import fmt, met, overhead_block
 from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
-from .bench_serve_scale import _rss_kib
+from .bench_serve_scale import _cpu_s, _rss_kib
 
 REPLY = "Hello from the scripted model."
 PROMPT = "Say hello."
@@ -241,7 +241,23 @@ def prepare(pair: Pair, server: FakeModelServer, root: Path) -> Workspace | None
 
 def _serve_sample(pair: Pair, ws: Workspace, child: ServeChild, timeout: float) -> ServeSample:
     body = {"adapter_id": pair.adapter, "cwd": str(ws.repo), "model": pair.model}
-    return asyncio.run(one_turn(child, body, PROMPT, timeout))
+    sample = asyncio.run(one_turn(child, body, PROMPT, timeout))
+    _settle(child.pid)
+    return sample
+
+
+def _settle(pid: int, bound: float = 5.0) -> None:
+    """Wait (untimed) until the service has stopped working on the session just killed — its CPU
+    still for 100 ms, at most ``bound`` s — so that its clean-up does not land in the bare or
+    ``corral run`` sample that comes next."""
+    deadline = time.monotonic() + bound
+    before = _cpu_s(pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = _cpu_s(pid)
+        if now - before < 0.002:
+            return
+        before = now
 
 
 def run_pair(
