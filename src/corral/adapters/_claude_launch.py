@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ._launch import Launch, StreamJsonRequest, find_binary, merged_env
+from ._launch import Launch, StreamJsonRequest, early_stream_json, merged_env
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
@@ -68,12 +68,7 @@ def is_root() -> bool:
 def early_launch(request: EarlyRequest) -> Launch:
     """The launch :class:`~.claude.ClaudeAdapter` builds for these options (its ``start``)."""
     return build_launch(
-        StreamJsonRequest(
-            binary=find_binary(request.binary, DEFAULT_BINARY),
-            cwd=request.cwd,
-            model=request.model,
-            extra_args=request.extra_args,
-        ),
+        early_stream_json(request, DEFAULT_BINARY),
         base_env=request.base_env,
         as_root=is_root(),
     )

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from ._early import EarlyRequest
+
 
 @dataclass(frozen=True, kw_only=True)
 class Launch:
@@ -63,3 +65,14 @@ def find_binary(binary: str | None, name: str) -> str:
 
     found = resolve_executable_path(name)
     return found.path if found is not None else name
+
+
+def early_stream_json(request: EarlyRequest, default_binary: str) -> StreamJsonRequest:
+    """The stream-json request a driver (Claude Code, Qwen Code) makes for an early launch's
+    options (:mod:`._early`): only the binary, working directory, model and extra arguments."""
+    return StreamJsonRequest(
+        binary=find_binary(request.binary, default_binary),
+        cwd=request.cwd,
+        model=request.model,
+        extra_args=request.extra_args,
+    )

@@ -5,7 +5,7 @@ Claude Code's flags is described in :mod:`.qwen`."""
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ._launch import Launch, StreamJsonRequest, find_binary, merged_env
+from ._launch import Launch, StreamJsonRequest, early_stream_json, merged_env
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
@@ -76,11 +76,6 @@ def build_launch(request: StreamJsonRequest, *, base_env: Mapping[str, str]) -> 
 def early_launch(request: EarlyRequest) -> Launch:
     """The launch :class:`~.qwen.QwenAdapter` builds for these options (its ``start``)."""
     return build_launch(
-        StreamJsonRequest(
-            binary=find_binary(request.binary, DEFAULT_BINARY),
-            cwd=request.cwd,
-            model=request.model,
-            extra_args=request.extra_args,
-        ),
+        early_stream_json(request, DEFAULT_BINARY),
         base_env=request.base_env,
     )
