@@ -44,7 +44,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from corral._redact import MARK
 from corral.agents import agents_root, locate
@@ -120,13 +122,27 @@ def _pair(
     cwd: Path,
     repeat: int,
 ) -> tuple[Sample, Sample]:
-    _time(corral, corral_env, cwd)  # warm the page cache for both; writes the plan's files
-    _time(bare, bare_env, cwd)
+    c, b = _alternate(
+        lambda: _time(corral, corral_env, cwd), lambda: _time(bare, bare_env, cwd), repeat
+    )
+    return Sample(c), Sample(b)
+
+
+T = TypeVar("T")
+
+
+def _alternate(
+    corral: Callable[[], T], bare: Callable[[], T], repeat: int
+) -> tuple[list[T], list[T]]:
+    """One untimed run of each (it warms the page cache for both, and writes the plan's files),
+    then ``repeat`` runs of each, bare and corral alternating: (corral's, bare's)."""
+    corral()
+    bare()
     c, b = [], []
     for _ in range(repeat):
-        b.append(_time(bare, bare_env, cwd))
-        c.append(_time(corral, corral_env, cwd))
-    return Sample(c), Sample(b)
+        b.append(bare())
+        c.append(corral())
+    return c, b
 
 
 _WRAPPER = """#!/bin/bash
@@ -197,16 +213,13 @@ def _stamped_pair(
     cwd: Path,
     repeat: int,
 ) -> dict[str, object]:
-    stamped.run(corral, corral_env, cwd)
-    stamped.run(bare, bare_env, cwd)
-    c, b = [], []
-    same = True
-    for _ in range(repeat):
-        tb, argv_b, env_b = stamped.run(bare, bare_env, cwd)
-        tc, argv_c, env_c = stamped.run(corral, corral_env, cwd)
-        b.append(tb)
-        c.append(tc)
-        same = same and argv_b == argv_c and env_b == env_c
+    runs_c, runs_b = _alternate(
+        lambda: stamped.run(corral, corral_env, cwd),
+        lambda: stamped.run(bare, bare_env, cwd),
+        repeat,
+    )
+    b, c = [r[0] for r in runs_b], [r[0] for r in runs_c]
+    same = all(rb[1:] == rc[1:] for rb, rc in zip(runs_b, runs_c, strict=True))
     bare_ms, corral_ms = _ms(statistics.median(b)), _ms(statistics.median(c))
     added = corral_ms - bare_ms
     print(
