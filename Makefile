@@ -50,7 +50,12 @@ realcli: $(STAMP) agents browser
 test: $(STAMP) lint typecheck agents browser
 	$(BIN)/python scripts/run_pytest.py tests $(XDIST)
 
-bench: $(STAMP)
+# The benchmarks' own extras (orjson, py-spy) on top of the dev install.
+$(VENV)/.bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	@touch $@
+
+bench: $(VENV)/.bench
 	$(BIN)/python -m benchmarks
 
 clean:

@@ -84,9 +84,12 @@ def _thread_cpu_s(pid: int) -> dict[str, float]:
     return out
 
 
-def _py_spy(out: str, pid: int) -> subprocess.Popen[bytes]:
-    """Sample the server with py-spy (collapsed stacks, all threads) until SIGINT."""
+def _py_spy(out: str, pid: int, *, gil: bool = False) -> subprocess.Popen[bytes]:
+    """Sample the server with py-spy (collapsed stacks, all threads) until SIGINT; ``gil``: only
+    the samples of the thread holding the GIL (what one core of Python work is spent on)."""
     exe = Path(sys.executable).with_name("py-spy")
+    if not exe.exists():
+        raise SystemExit(f"--profile needs py-spy, not found at {exe}: run `make bench` once")
     return subprocess.Popen(
         [
             str(exe),
@@ -98,6 +101,7 @@ def _py_spy(out: str, pid: int) -> subprocess.Popen[bytes]:
             "--format",
             "raw",
             "--threads",
+            *(["--gil"] if gil else []),
             "-o",
             out,
         ],
@@ -288,7 +292,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         cpu_before = time.process_time()
         server_cpu_before = _cpu_s(pid)
         threads_before = _thread_cpu_s(pid)
-        spy = _py_spy(args.profile, pid) if args.profile else None
+        spy = _py_spy(args.profile, pid, gil=args.profile_gil) if args.profile else None
         t0 = time.perf_counter()
 
         poster = Poster(port)
@@ -364,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-delay", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--profile", help="py-spy the server during the load into this file")
+    parser.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="with --profile: only the samples of the thread holding the GIL",
+    )
     args = parser.parse_args(argv)
     r = run(args)
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
