@@ -37,6 +37,8 @@ def utcnow() -> datetime:
 
 def to_db_time(value: datetime) -> str:
     """ISO-8601 in UTC; a naive datetime is refused rather than guessed."""
+    if value.tzinfo is UTC:  # what corral's clocks give: no conversion to make
+        return value.isoformat()
     if value.tzinfo is None:
         raise ValueError("naive datetime: corral stores UTC-aware datetimes only")
     return value.astimezone(UTC).isoformat()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -67,18 +67,29 @@ def redact_optional(text: str | None, env: Mapping[str, str] | None = None) -> s
     return None if text is None else redact(text, env)
 
 
+_DIAGNOSTIC: dict[type, str] = {}
+"""The event types with a free-text diagnostic field, each to its kind (filled on first use: the
+event model is imported late, off the start-up path of the modules that only redact text)."""
+
+
 def redact_event(event: _E) -> _E:
     """``event`` with its free-text diagnostic fields redacted: the message and stderr tail of
     :class:`~corral.events.SessionEnded`, :class:`~corral.events.Error` and
     :class:`~corral.events.Warning`. Other events (agent text, tool output) are kept as they are."""
-    from .events import Error, SessionEnded, Warning
+    if not _DIAGNOSTIC:
+        from .events import Error, SessionEnded, Warning
 
-    if isinstance(event, SessionEnded):
-        message, tail = redact_optional(event.message), redact_optional(event.stderr_tail)
-        if message != event.message or tail != event.stderr_tail:
+        _DIAGNOSTIC.update({SessionEnded: "ended", Error: "message", Warning: "message"})
+    kind = _DIAGNOSTIC.get(type(event))
+    if kind is None:
+        return event
+    if kind == "ended":
+        ended: Any = event
+        message, tail = redact_optional(ended.message), redact_optional(ended.stderr_tail)
+        if message != ended.message or tail != ended.stderr_tail:
             return msgspec.structs.replace(event, message=message, stderr_tail=tail)
-    elif isinstance(event, Error | Warning):
-        text = redact(event.message)
-        if text != event.message:
+    else:
+        text = redact(event.message)  # type: ignore[attr-defined]
+        if text != event.message:  # type: ignore[attr-defined]
             return msgspec.structs.replace(event, message=text)
     return event

@@ -28,6 +28,7 @@ from ..events import (
     QuestionAnswered,
     QuestionAsked,
     SessionEnded,
+    TextDelta,
     TurnCompleted,
 )
 from ._prompt import MAX_PROMPT_CHARS as MAX_PROMPT_CHARS
@@ -81,6 +82,8 @@ class TurnWatchdog:
 
     def saw(self, event: Event) -> None:
         self._last = time.monotonic()
+        if type(event) is TextDelta:  # most of a turn's events: nothing else to note
+            return
         if isinstance(event, ApprovalRequested | QuestionAsked):
             self._waiting_on_user.add(event.request_id)
         elif isinstance(event, ApprovalResolved | QuestionAnswered):

@@ -100,6 +100,21 @@ def _summary(name: str, title: str | None, file: str | None, cmd: str | None) ->
     return name
 
 
+_PROJECTED = frozenset(
+    {
+        SessionStarted,
+        SessionEnded,
+        TurnCompleted,
+        ToolCallStarted,
+        ToolCallCompleted,
+        ToolCallFailed,
+        PlanUpdated,
+        ErrorEvent,
+    }
+)
+"""The event types :meth:`BoardProjector.project_event` matches (the event structs are final)."""
+
+
 class BoardProjector:
     """Turns one session's envelopes into board events; remembers calls so ends match starts."""
 
@@ -138,6 +153,8 @@ class BoardProjector:
         return self.project_event(envelope.session_id, envelope.event)
 
     def project_event(self, session: str, event: Event) -> BoardEvent | None:
+        if type(event) not in _PROJECTED:  # most events (text, status) are not board material
+            return None
         match event:
             case SessionStarted(agent=agent):
                 return self._make(session, "session", f"{agent.name} session started")

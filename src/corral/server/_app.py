@@ -148,6 +148,9 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         Middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes),
     ]
     routes = [
+        # The live path first: Starlette matches the routes in order, on every request.
+        *_sse.ROUTES,
+        *_sessions_api.LIVE_ROUTES,
         *_web.ROUTES,
         *_adapters_api.ROUTES,
         *_external_api.ROUTES,
@@ -158,7 +161,6 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         Route("/api/openapi.json", openapi),
         *_login.ROUTES,
         *_sessions_api.ROUTES,
-        *_sse.ROUTES,
     ]
     app = Starlette(
         routes=routes,

@@ -232,6 +232,9 @@ async def put_view(request: Request) -> Response:
 S = "/api/sessions/{session_id}"
 P = "/api/prompts/{prompt_id}"
 
+LIVE_ROUTES = [Route(f"{S}/prompts", send_prompt, methods=["POST"])]
+"""The route a steady load calls most, first in the app's list (Starlette tries each in order)."""
+
 ROUTES = [
     Route("/api/adapters/{adapter_id}", show_adapter, methods=["GET"]),
     Route("/api/sessions", list_sessions, methods=["GET"]),
@@ -245,7 +248,6 @@ ROUTES = [
     Route(f"{S}/resume", resume, methods=["POST"]),
     Route(f"{S}/repair", repair, methods=["POST"]),
     Route(f"{S}/prompts", list_prompts, methods=["GET"]),
-    Route(f"{S}/prompts", send_prompt, methods=["POST"]),
     Route(f"{S}/approvals/{{request_id}}", answer_approval, methods=["POST"]),
     Route(f"{S}/questions/{{request_id}}", answer_question, methods=["POST"]),
     Route(f"{S}/view", get_view, methods=["GET"]),

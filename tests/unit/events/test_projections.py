@@ -154,3 +154,21 @@ def test_blocks_failed_tool_permission_and_plan() -> None:
     assert proj.project(TurnCompleted(stop_reason=StopReason.ERROR, error="x")) == [
         SessionEndBlock(reason="failed", error="x")
     ]
+
+
+def test_the_fast_path_lets_through_every_type_the_projector_matches() -> None:
+    """``project_event`` returns early for types outside ``_PROJECTED``: a ``case`` added without
+    its type there would never run."""
+    import ast
+    import inspect
+    import textwrap
+
+    from corral.events import board
+
+    source = textwrap.dedent(inspect.getsource(board.BoardProjector.project_event))
+    matched: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.MatchClass) and isinstance(node.cls, ast.Name):
+            matched.add(node.cls.id)
+    assert matched, "no class pattern found in project_event"
+    assert matched == {t.__name__ for t in board._PROJECTED}

@@ -15,7 +15,7 @@ from corral._paths import ensure_private_dir, ensure_token, token_path
 from corral._process import ProcessTransport
 from corral._redact import MARK, redact, redact_event
 from corral.errors import ConfigError
-from corral.events import EndReason, SessionEnded, TextDelta
+from corral.events import EndReason, ErrorEvent, SessionEnded, TextDelta, WarningEvent
 from corral.server import Settings, create_app
 from corral.server._confine import confine_path
 from corral.server._guard import host_allowed, host_name
@@ -70,6 +70,14 @@ def test_redact_event_touches_diagnostics_only() -> None:
     assert redact_event(ended).stderr_tail == MARK
     delta = TextDelta(text="sk-ant-api03-xxxxxxxxxx")  # the agent's own text is the transcript
     assert redact_event(delta) is delta
+    for kind in (ErrorEvent, WarningEvent):
+        assert redact_event(kind(message="bad key sk-ant-api03-xxxxxxxxxx")).message == (
+            f"bad key {MARK}"
+        )
+        clean = kind(message="nothing secret")
+        assert redact_event(clean) is clean
+    quiet = SessionEnded(reason=EndReason.COMPLETED, message="done")
+    assert redact_event(quiet) is quiet
 
 
 @pytest.mark.parametrize(
