@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable
@@ -381,7 +382,7 @@ def _insert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
     # the event loop runs, so a batch of N rows cost N such waits (decision 040).
     for start in range(0, len(rows), INSERT_ROWS):
         chunk = rows[start : start + INSERT_ROWS]
-        conn.execute(_insert_sql(len(chunk)), [v for row in chunk for v in row])
+        conn.execute(_insert_sql(len(chunk)), list(itertools.chain.from_iterable(chunk)))
 
 
 @functools.lru_cache(maxsize=64)
