@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 
@@ -67,29 +67,35 @@ def redact_optional(text: str | None, env: Mapping[str, str] | None = None) -> s
     return None if text is None else redact(text, env)
 
 
-_DIAGNOSTIC: dict[type, str] = {}
-"""The event types with a free-text diagnostic field, each to its kind (filled on first use: the
-event model is imported late, off the start-up path of the modules that only redact text)."""
+_DIAGNOSTIC: dict[type, bool] = {}
+"""Whether an event type carries a free-text diagnostic field, found once per type (by subclass,
+as the checks below): most events are text deltas, and this is on the path of every one."""
+
+
+def _has_diagnostics(cls: type) -> bool:
+    from .events import Error, SessionEnded, Warning
+
+    return issubclass(cls, SessionEnded | Error | Warning)
 
 
 def redact_event(event: _E) -> _E:
     """``event`` with its free-text diagnostic fields redacted: the message and stderr tail of
     :class:`~corral.events.SessionEnded`, :class:`~corral.events.Error` and
     :class:`~corral.events.Warning`. Other events (agent text, tool output) are kept as they are."""
-    if not _DIAGNOSTIC:
-        from .events import Error, SessionEnded, Warning
-
-        _DIAGNOSTIC.update({SessionEnded: "ended", Error: "message", Warning: "message"})
-    kind = _DIAGNOSTIC.get(type(event))
-    if kind is None:
+    cls = type(event)
+    diagnostic = _DIAGNOSTIC.get(cls)
+    if diagnostic is None:
+        diagnostic = _DIAGNOSTIC[cls] = _has_diagnostics(cls)
+    if not diagnostic:
         return event
-    if kind == "ended":
-        ended: Any = event
-        message, tail = redact_optional(ended.message), redact_optional(ended.stderr_tail)
-        if message != ended.message or tail != ended.stderr_tail:
+    from .events import Error, SessionEnded, Warning
+
+    if isinstance(event, SessionEnded):
+        message, tail = redact_optional(event.message), redact_optional(event.stderr_tail)
+        if message != event.message or tail != event.stderr_tail:
             return msgspec.structs.replace(event, message=message, stderr_tail=tail)
-    else:
-        text = redact(event.message)  # type: ignore[attr-defined]
-        if text != event.message:  # type: ignore[attr-defined]
+    elif isinstance(event, Error | Warning):
+        text = redact(event.message)
+        if text != event.message:
             return msgspec.structs.replace(event, message=text)
     return event

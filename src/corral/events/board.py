@@ -100,19 +100,20 @@ def _summary(name: str, title: str | None, file: str | None, cmd: str | None) ->
     return name
 
 
-_PROJECTED = frozenset(
-    {
-        SessionStarted,
-        SessionEnded,
-        TurnCompleted,
-        ToolCallStarted,
-        ToolCallCompleted,
-        ToolCallFailed,
-        PlanUpdated,
-        ErrorEvent,
-    }
+_PROJECTED = (
+    SessionStarted,
+    SessionEnded,
+    TurnCompleted,
+    ToolCallStarted,
+    ToolCallCompleted,
+    ToolCallFailed,
+    PlanUpdated,
+    ErrorEvent,
 )
-"""The event types :meth:`BoardProjector.project_event` matches (the event structs are final)."""
+"""The event types :meth:`BoardProjector.project_event` matches."""
+_projects: dict[type, bool] = {}
+"""Per event type, whether it is one of :data:`_PROJECTED` (by subclass, as ``match`` does), found
+once: most events are text deltas, and every one passes here."""
 
 
 class BoardProjector:
@@ -153,7 +154,11 @@ class BoardProjector:
         return self.project_event(envelope.session_id, envelope.event)
 
     def project_event(self, session: str, event: Event) -> BoardEvent | None:
-        if type(event) not in _PROJECTED:  # most events (text, status) are not board material
+        cls = type(event)
+        projects = _projects.get(cls)
+        if projects is None:
+            projects = _projects[cls] = issubclass(cls, _PROJECTED)
+        if not projects:  # most events (text, status) are not board material
             return None
         match event:
             case SessionStarted(agent=agent):
