@@ -15,6 +15,7 @@ useful. It is a pure function of its input and never raises.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -67,12 +68,11 @@ def redact_optional(text: str | None, env: Mapping[str, str] | None = None) -> s
     return None if text is None else redact(text, env)
 
 
-_DIAGNOSTIC: dict[type, bool] = {}
-"""Whether an event type carries a free-text diagnostic field, found once per type (by subclass,
-as the checks below): most events are text deltas, and this is on the path of every one."""
-
-
+@functools.cache
 def _has_diagnostics(cls: type) -> bool:
+    """Whether events of ``cls`` carry a free-text diagnostic field (by subclass, as the checks in
+    :func:`redact_event`), found once per type: most events are text deltas, and every one passes
+    there."""
     from .events import Error, SessionEnded, Warning
 
     return issubclass(cls, SessionEnded | Error | Warning)
@@ -82,11 +82,7 @@ def redact_event(event: _E) -> _E:
     """``event`` with its free-text diagnostic fields redacted: the message and stderr tail of
     :class:`~corral.events.SessionEnded`, :class:`~corral.events.Error` and
     :class:`~corral.events.Warning`. Other events (agent text, tool output) are kept as they are."""
-    cls = type(event)
-    diagnostic = _DIAGNOSTIC.get(cls)
-    if diagnostic is None:
-        diagnostic = _DIAGNOSTIC[cls] = _has_diagnostics(cls)
-    if not diagnostic:
+    if not _has_diagnostics(type(event)):
         return event
     from .events import Error, SessionEnded, Warning
 

@@ -7,6 +7,7 @@ shows as a ``running`` line when it starts and a completed line when it ends.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -111,9 +112,13 @@ _PROJECTED = (
     ErrorEvent,
 )
 """The event types :meth:`BoardProjector.project_event` matches."""
-_projects: dict[type, bool] = {}
-"""Per event type, whether it is one of :data:`_PROJECTED` (by subclass, as ``match`` does), found
-once: most events are text deltas, and every one passes here."""
+
+
+@functools.cache
+def _projects(cls: type) -> bool:
+    """Whether events of ``cls`` are among :data:`_PROJECTED` (by subclass, as ``match`` decides),
+    found once per type: most events are text deltas, and every one passes here."""
+    return issubclass(cls, _PROJECTED)
 
 
 class BoardProjector:
@@ -154,11 +159,7 @@ class BoardProjector:
         return self.project_event(envelope.session_id, envelope.event)
 
     def project_event(self, session: str, event: Event) -> BoardEvent | None:
-        cls = type(event)
-        projects = _projects.get(cls)
-        if projects is None:
-            projects = _projects[cls] = issubclass(cls, _PROJECTED)
-        if not projects:  # most events (text, status) are not board material
+        if not _projects(type(event)):  # most events (text, status) are not board material
             return None
         match event:
             case SessionStarted(agent=agent):
