@@ -9,24 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._codex_argv import native_argv_env as native_argv_env
 from .base import Attachment
 from .base import find_binary as base_find_binary
 
 
 def find_binary(binary: str | None) -> str:
     return base_find_binary(binary, "codex")
-
-
-def native_argv_env(argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """``argv`` and the full ``env`` to spawn, with codex's npm wrapper (``bin/codex.js``, a Node
-    start per process) replaced by the native executable it would run, and the environment it
-    would give it (decision 038); unchanged when ``argv[0]`` is not a reviewed wrapper."""
-    from ..agents._native import native_entry
-
-    entry = native_entry(argv[0], env) if argv else None
-    if entry is None:
-        return argv, env
-    return [entry.command, *argv[1:]], entry.environment(env)
 
 
 class Attachments:

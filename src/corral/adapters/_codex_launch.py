@@ -9,7 +9,6 @@ the default.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +22,11 @@ from ..protocols._codex_vocab import (
     normalize_approval_policy,
     normalize_sandbox,
 )
+from . import _codex_argv as _argv
+from ._codex_argv import lift_policy as lift_policy
 
 DEFAULT_APPROVAL: ApprovalPolicy = "on-request"
-DEFAULT_SANDBOX: SandboxMode = "workspace-write"
+DEFAULT_SANDBOX: SandboxMode = normalize_sandbox(_argv.DEFAULT_SANDBOX)
 
 _SANDBOX_POLICY = {
     "read-only": {"type": "readOnly"},
@@ -47,45 +48,6 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def _sets(extra_args: Sequence[str], key: str) -> bool:
-    return _find(list(extra_args), key) is not None
-
-
-def _find(args: list[str], key: str) -> tuple[int, int, str] | None:
-    """(start, length, TOML value) of the last ``-c key=value`` in ``args``."""
-    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=\s*(.*)$")
-    found: tuple[int, int, str] | None = None
-    for i, arg in enumerate(args):
-        if arg in ("-c", "--config") and i + 1 < len(args):
-            m = pattern.match(args[i + 1])
-            if m:
-                found = (i, 2, m.group(1))
-        elif arg.startswith("--config="):
-            m = pattern.match(arg.removeprefix("--config="))
-            if m:
-                found = (i, 1, m.group(1))
-    return found
-
-
-def lift_policy(extra_args: Sequence[str]) -> tuple[list[str], str | None, str | None]:
-    """Move ``-c approval_policy=…`` / ``-c sandbox_mode=…`` out of argv.
-
-    codex 0.171 refuses ``approval_policy = "untrusted"`` in config ("no longer supported") yet
-    accepts ``approvalPolicy: "untrusted"`` on ``thread/start``; so the driver sends both settings
-    there. Returns (remaining args, approval, sandbox).
-    """
-    args = list(extra_args)
-    values: list[str | None] = []
-    for key in ("approval_policy", "sandbox_mode"):
-        value: str | None = None
-        while (hit := _find(args, key)) is not None:
-            start, length, raw = hit
-            value = value or raw.strip().strip("'\"")
-            del args[start : start + length]
-        values.append(value)
-    return args, values[0], values[1]
-
-
 def app_server_launch(
     *,
     binary: str,
@@ -93,8 +55,7 @@ def app_server_launch(
     env: Mapping[str, str] | None = None,
 ) -> Launch:
     """``codex app-server`` with the caller's extra args, minus the policy overrides (lifted)."""
-    remaining, _, _ = lift_policy(extra_args)
-    return Launch(argv=[binary, "app-server", *remaining], env=dict(env or {}))
+    return Launch(argv=_argv.app_server_argv(binary, extra_args), env=dict(env or {}))
 
 
 def exec_launch(
@@ -114,24 +75,18 @@ def exec_launch(
 
     exec never asks for approval (its policy is fixed to ``never``); only the sandbox applies.
     """
-    argv = [binary, "exec", "--json"]
-    if skip_git_check:
-        argv.append("--skip-git-repo-check")
-    if sandbox is not None:
-        argv += ["-c", f'sandbox_mode="{normalize_sandbox(sandbox)}"']
-    elif not _sets(extra_args, "sandbox_mode"):
-        argv += ["-c", f'sandbox_mode="{DEFAULT_SANDBOX}"']
-    if model is not None:
-        argv += ["-c", f"model={msgspec.json.encode(model).decode()}"]
-    if effort is not None:
-        argv += ["-c", f"model_reasoning_effort={msgspec.json.encode(effort).decode()}"]
-    argv += list(extra_args)
-    if resume_thread is not None:
-        argv += ["resume", resume_thread]
-    for image in images:
-        argv += ["--image", image]
-    # "--" keeps a prompt that starts with "-" from being read as a flag.
-    return Launch(argv=[*argv, "--", prompt], env=dict(env or {}))
+    argv = _argv.exec_argv(
+        binary=binary,
+        prompt=prompt,
+        extra_args=extra_args,
+        resume_thread=resume_thread,
+        model=model,
+        effort=effort,
+        sandbox=normalize_sandbox(sandbox) if sandbox is not None else None,
+        images=images,
+        skip_git_check=skip_git_check,
+    )
+    return Launch(argv=argv, env=dict(env or {}))
 
 
 def thread_params(

@@ -7,7 +7,7 @@ code: an adapter that can say it declares a hook in :data:`EARLY_LAUNCHES`, a fu
 :class:`EarlyRequest` that returns the :class:`~corral.adapters._launch.Launch` its driver would
 build for the same options, by calling the driver's own pure ``build_launch`` (which therefore
 lives in a light module of its own: ``_claude_launch``, ``_qwen_launch``, ``_pi_launch``,
-``_acp_argv``, ``_gemini_exec_launch``, ``_opencode_run_launch``).
+``_acp_argv``, ``_gemini_exec_launch``, ``_opencode_run_launch``, ``_codex_argv``).
 
 An :class:`EarlyRequest` carries only the options every such driver takes as they are: model,
 working directory, binary and extra arguments. Anything else (an intent, a vendor permission
@@ -39,10 +39,12 @@ EARLY_LAUNCHES: dict[str, str] = {
     "hermes": "corral.adapters._acp_argv:early_hermes",
     "gemini-exec": "corral.adapters._gemini_exec_launch:early_launch",
     "opencode-run": "corral.adapters._opencode_run_launch:early_launch",
+    "codex": "corral.adapters._codex_argv:early_app_server",
+    "codex-exec": "corral.adapters._codex_argv:early_exec",
 }
 """Built-in adapter id → ``module:function`` of its early launch (a light module)."""
 
-PROMPT_IN_ARGV = frozenset({"gemini-exec", "opencode-run"})
+PROMPT_IN_ARGV = frozenset({"gemini-exec", "opencode-run", "codex-exec"})
 """Hooks whose launch carries the prompt: the early process starts the turn at once (not waiting
 on its stdin), so a hand-over that does not match refuses rather than run the prompt twice."""
 

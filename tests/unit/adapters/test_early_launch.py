@@ -27,6 +27,16 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"extra_args": ("--auth-type", "openai", "--x=1")},
     {"model": "p/m", "binary": "/opt/cli", "extra_args": ("--debug",)},
     {"model": "p/m", "extra_args": ("--model", "q/n")},
+    # Codex lifts these out of argv into thread/start; the others pass them on
+    {
+        "extra_args": (
+            "-c",
+            "approval_policy=never",
+            "--config=sandbox_mode='read-only'",
+            "-c",
+            "x=1",
+        )
+    },
 ]
 
 
@@ -70,8 +80,16 @@ class _Asked(Exception):
 
 def test_every_hook_names_a_built_in_and_none_an_alias() -> None:
     assert set(EARLY_LAUNCHES) <= set(BUILTIN_ADAPTERS)
-    assert {"claude-code", "qwen", "pi", "gemini", "hermes", "gemini-exec", "opencode-run"} <= set(
-        EARLY_LAUNCHES
-    )
+    early = {
+        "claude-code",
+        "qwen",
+        "pi",
+        "gemini",
+        "hermes",
+        "gemini-exec",
+        "opencode-run",
+        "codex",
+    }
+    assert early <= set(EARLY_LAUNCHES)
     assert early_hook("claude") is None  # callers resolve aliases first (``builtin_id``)
     assert early_hook("opencode") is None

@@ -96,11 +96,16 @@ def test_the_early_launch_is_the_adapters(spawned: list[tuple[str, ...]], tmp_pa
     )
     spawn_for_run("qwen", "hi", {"cwd": tmp_path, "binary": "/opt/qwen"})
     spawn_for_run("gemini-exec", "-hi", {"cwd": tmp_path, "binary": "/opt/gemini"})
-    (claude, qwen, gemini) = spawned
+    spawn_for_run("codex", "hi", {"cwd": tmp_path, "model": "m1", "binary": "/opt/codex"})
+    spawn_for_run("codex-exec", "-hi", {"cwd": tmp_path, "binary": "/opt/codex"})
+    (claude, qwen, gemini, codex, codex_exec) = spawned
     assert claude[0] == "/opt/claude"
     assert claude[-4:] == ("--model", "m1", "--x", "prompted=False")
     assert qwen[0] == "/opt/qwen" and "--approval-mode" in qwen
     assert gemini[-2:] == ("--prompt=-hi", "prompted=True")  # the turn starts at once
+    assert codex == ("/opt/codex", "app-server", "prompted=False")  # the model: thread/start
+    assert codex_exec[:3] == ("/opt/codex", "exec", "--json")
+    assert codex_exec[-3:] == ("--", "-hi", "prompted=True")
 
 
 def _stand_in(tmp_path: Path, mode: str) -> tuple[Path, Path]:
@@ -165,7 +170,7 @@ def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Pat
     assert out.stdout.split() == ["True", "[]"]
 
 
-@pytest.mark.parametrize("adapter", ["claude-code", "qwen", "pi", "gemini", "hermes"])
+@pytest.mark.parametrize("adapter", ["claude-code", "qwen", "pi", "gemini", "hermes", "codex"])
 def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
     tmp_path: Path, adapter: str
 ) -> None:
