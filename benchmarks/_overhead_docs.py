@@ -24,7 +24,10 @@ def met(ratio: object, added_ms: object) -> bool | None:
     return ratio <= GOAL_RATIO and added_ms <= GOAL_ADDED_MS
 
 
-def _goal(ratio: object, added_ms: object) -> str:
+def goal(ratio: object, added_ms: object, failed: object = 0) -> str:
+    """The verdict of a cell; a run that failed is never "met" (its time is not a turn's)."""
+    if isinstance(failed, int) and failed:
+        return f"failed ({failed} run{'' if failed == 1 else 's'})"
     verdict = met(ratio, added_ms)
     return "-" if verdict is None else "met" if verdict else "missed"
 
@@ -52,7 +55,7 @@ ROWS: tuple[tuple[str, Callable[[Row], str]], ...] = (
         "peak RSS: corral's process / bare CLI (MiB)",
         lambda r: _pair(r, "corral_rss_mib", "bare_rss_mib", ".0f"),
     ),
-    ("goal", lambda r: _goal(r.get("ratio"), r.get("added_ms"))),
+    ("goal", lambda r: goal(r.get("ratio"), r.get("added_ms"), r.get("failed_runs"))),
     (
         "`corral serve` session: ready / first text / turn end (s)",
         lambda r: (
@@ -72,7 +75,10 @@ ROWS: tuple[tuple[str, Callable[[Row], str]], ...] = (
         "serve: RSS of corral's service during the turn / before any session (MiB)",
         lambda r: _pair(r, "serve_rss_mib", "serve_rss_base_mib", ".0f"),
     ),
-    ("serve goal (as one-shot)", lambda r: _goal(r.get("serve_ratio"), r.get("serve_added_ms"))),
+    (
+        "serve goal (as one-shot)",
+        lambda r: goal(r.get("serve_ratio"), r.get("serve_added_ms"), r.get("serve_failed_runs")),
+    ),
 )
 
 

@@ -13,15 +13,21 @@ in the pinned-agents cache (``cache_dir()/agents/<name>/<version>/node_modules/.
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
-import msgspec
+from .._record import dataclass
 
-HostPlatform = Literal["linux", "macos", "windows"]
+# Every adapter's launch resolves its binary here, ``corral run``'s early spawn too: so no
+# msgspec, ``typing`` or ``re`` at import (decision 049).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    HostPlatform = Literal["linux", "macos", "windows"]
+else:
+    HostPlatform = str
 
 WINDOWS_DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD"
 WINDOWS_SHIM_SUFFIXES = (".cmd", ".bat")
@@ -29,7 +35,8 @@ CMD_WRAPPER = ("cmd.exe", "/d", "/s", "/c")
 """How a ``.cmd``/``.bat`` shim is launched: batch files are not executables to CreateProcess."""
 
 
-class ResolvedExecutable(msgspec.Struct, frozen=True, kw_only=True):
+@dataclass(frozen=True, kw_only=True)
+class ResolvedExecutable:
     """Where an executable was found and the argv prefix that launches it."""
 
     name: str
@@ -46,6 +53,8 @@ def current_platform() -> HostPlatform:
 
 
 def _version_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    import re
+
     parts = re.split(r"[.+-]", name)
     return tuple((0, int(p)) if p.isdigit() else (-1, p) for p in parts)
 

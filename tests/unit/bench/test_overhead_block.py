@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from benchmarks._overhead_docs import met, overhead_block
+from benchmarks._overhead_docs import goal, met, overhead_block
 from benchmarks._serve_session import ServeSample
 from benchmarks.bench_overhead import serve_figures
 
@@ -85,6 +85,16 @@ def test_the_goal_is_both_the_ratio_and_the_added_milliseconds() -> None:
     assert met(1.05, 51.0) is False
     assert met(1.11, 10.0) is False
     assert met(None, 10.0) is None
+
+
+def test_a_failed_run_is_never_met() -> None:
+    """A run that exited non-zero timed no turn: its row says so instead of met (it once read
+    "met (7 runs failed)" when every ``corral run`` had failed at once)."""
+    assert goal(1.0, 10.0) == "met"
+    assert goal(1.0, 10.0, 7) == "failed (7 runs)"
+    assert goal(2.0, 900.0, 1) == "failed (1 run)"
+    block = overhead_block([{**RUN, "failed_runs": 2}], 5, (0.1, 0.2, 0.3), now=NOW, cores=2)
+    assert _cells(block, "goal") == ["failed (2 runs)"]
 
 
 def test_serve_figures_are_medians_and_the_whole_is_ready_plus_turn_end() -> None:

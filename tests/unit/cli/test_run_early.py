@@ -170,20 +170,24 @@ def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Pat
     assert out.stdout.split() == ["True", "[]"]
 
 
-@pytest.mark.parametrize("adapter", ["claude-code", "qwen", "pi", "gemini", "hermes", "codex"])
+@pytest.mark.parametrize("binary", [sys.executable, None], ids=["binary", "default-binary"])
+@pytest.mark.parametrize(
+    "adapter", ["claude-code", "qwen", "pi", "gemini", "hermes", "codex", "codex-exec"]
+)
 def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
-    tmp_path: Path, adapter: str
+    tmp_path: Path, adapter: str, binary: str | None
 ) -> None:
     """Decision 049: the record's absence is checked without msgspec, the manifest model and the
-    ``Launch`` values load nothing of msgspec, the event model or ``typing``."""
+    ``Launch`` values load nothing of msgspec, the event model or ``typing``; nor does finding
+    the default binary (the pinned install, then PATH: ``registry/_resolve.py``)."""
+    given = f"'binary': {binary!r}, " if binary else ""
     code = (
         "import sys\n"
         "import corral._process._early as e\n"
         "seen = []\n"
         "e.spawn_early = lambda *a, **k: seen.append(set(sys.modules))\n"
         "from corral.cli._run_early import spawn_for_run\n"
-        f"spawn_for_run({adapter!r}, 'hi', {{'binary': {sys.executable!r}, "
-        f"'cwd': {str(tmp_path)!r}}})\n"
+        f"spawn_for_run({adapter!r}, 'hi', {{{given}'cwd': {str(tmp_path)!r}}})\n"
         "heavy = {'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses',\n"
         "         'corral.registry._state', 'asyncio'}\n"
         "print(len(seen), sorted(heavy & seen[0]) if seen else None)\n"
