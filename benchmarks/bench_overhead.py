@@ -9,8 +9,9 @@ through a new session in one ``corral serve`` child process started for the whol
 temporary ``CORRAL_HOME``, its own token; ``--no-serve`` leaves it out). All three get the same
 binary, redirection, environment, prompt and model (the service gets the redirection through
 ``benchmarks._serve_targets``; ``corral run`` finds the binary itself, as a user's run does, when
-its look-up gives the same file, else it gets ``--binary``). Runs alternate (bare, run, serve, bare, run, serve …) so drift on a
-shared machine falls on every side. Per bare and ``corral run`` run it records:
+its look-up gives the same file, else it gets ``--binary``). Runs alternate (bare, run, serve,
+bare, run, serve …) so drift on a shared machine falls on every side. Per bare and ``corral run``
+run it records:
 
 * first text  seconds from spawn to the first stdout line that carries the scripted reply
 * end         seconds from spawn to exit (the turn end, for a one-shot run)
