@@ -89,6 +89,7 @@ def test_every_hook_names_a_built_in_and_none_an_alias() -> None:
         "gemini-exec",
         "opencode-run",
         "codex",
+        "codex-exec",
     }
     assert early <= set(EARLY_LAUNCHES)
     assert early_hook("claude") is None  # callers resolve aliases first (``builtin_id``)
