@@ -22,6 +22,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from .._paths import ensure_private_dir, home_dir
 from .._version import __version__
@@ -100,6 +101,17 @@ class Settings:
         )
 
 
+class Service(Starlette):
+    """The Starlette app that also hands the server's own ``send`` to the routes, under
+    :data:`._sse.SERVER_SEND`: the SSE body's writes skip the middleware's wrappers, which act on
+    a response's start only (decision 050)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope[_sse.SERVER_SEND] = send
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starlette:
     """The service. ``app.state.token`` is the token in force, ``app.state.login_codes`` issues
     one-time login codes (see :mod:`corral.server._login`)."""
@@ -162,7 +174,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         *_login.ROUTES,
         *_sessions_api.ROUTES,
     ]
-    app = Starlette(
+    app = Service(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan,

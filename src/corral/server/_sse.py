@@ -10,6 +10,9 @@ The body is written straight to the ASGI ``send`` (:class:`EventStream`), from t
 feed (:meth:`corral.sessions._hub.Hub.follow_frames`): each envelope is formatted once for all
 observers, and the frames waiting for an observer go out as one write. A slow observer never holds
 up the others; one that falls a whole buffer behind catches up from the transcript (decision 040).
+The response start goes through the middleware (the guard adds its headers there); the body's
+writes go to the server's own ``send`` (:data:`SERVER_SEND`), past the middleware's wrappers,
+which only look at the start (decision 050).
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from ..events import Envelope, encode
 from ..sessions import SessionManager
 
 KEEPALIVE = 15.0
+SERVER_SEND = "corral.server_send"
+"""The scope key under which the app (:class:`corral.server._app.Service`) puts the ASGI
+server's own ``send``, before any middleware wraps it."""
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
@@ -34,9 +40,12 @@ HEADERS = [
 ]
 
 
-def format_event(envelope: Envelope) -> bytes:
+def format_event(envelope: Envelope, data: bytes | None = None) -> bytes:
+    """The SSE message of ``envelope``; ``data`` is its JSON when the caller has it already."""
     tag = envelope.event.__struct_config__.tag
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (envelope.seq, str(tag).encode(), encode(envelope))
+    if data is None:
+        data = encode(envelope)
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (envelope.seq, str(tag).encode(), data)
 
 
 def _after(request: Request) -> int:
@@ -68,6 +77,9 @@ class EventStream(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        # Past the start, every wrapper between here and the server passes a body through as it
+        # is: one call per write instead of five (decision 050).
+        send = scope.get(SERVER_SEND, send)
         gone = asyncio.create_task(_disconnected(receive))
         writer = asyncio.create_task(self._write(send))
         try:

@@ -41,7 +41,8 @@ Reserve = Callable[[str, int], "Pending[Any]"]
 
 
 class _Lane:
-    """One session: its committed reservation, the last seq accepted, the envelopes held."""
+    """One session: its committed reservation, the last seq accepted, the envelopes held
+    (each with its JSON)."""
 
     __slots__ = ("asking", "held", "last", "reserved")
 
@@ -49,13 +50,13 @@ class _Lane:
         self.reserved = start
         self.last = start
         self.asking = False
-        self.held: collections.deque[Envelope] = collections.deque()
+        self.held: collections.deque[tuple[Envelope, bytes]] = collections.deque()
 
 
 class FanOut:
     """Publishes each session's envelopes in ``seq`` order, as early as the reservation allows."""
 
-    def __init__(self, publish: Callable[[Envelope], None], reserve: Reserve) -> None:
+    def __init__(self, publish: Callable[[Envelope, bytes], None], reserve: Reserve) -> None:
         self._publish = publish
         self._reserve = reserve
         self._lanes: dict[str, _Lane] = {}
@@ -65,16 +66,17 @@ class FanOut:
         """The session's numbering starts after ``start`` in this process (nothing reserved)."""
         self._lanes[session_id] = _Lane(start)
 
-    def accept(self, envelope: Envelope) -> None:
-        """``envelope`` was numbered and handed to the store: publish it now, or hold it."""
+    def accept(self, envelope: Envelope, data: bytes) -> None:
+        """``envelope`` (its JSON: ``data``) was numbered and handed to the store: publish it
+        now, or hold it."""
         lane = self._lanes.get(envelope.session_id)
         if lane is None:  # numbered elsewhere: publish after its commit only
             lane = self._lanes[envelope.session_id] = _Lane(envelope.seq - 1)
         lane.last = envelope.seq
         if not lane.held and envelope.seq <= lane.reserved:
-            self._publish(envelope)
+            self._publish(envelope, data)
         else:
-            lane.held.append(envelope)
+            lane.held.append((envelope, data))
         if not (lane.asking or self._released) and envelope.seq + RESERVE_AHEAD > lane.reserved:
             self._extend(envelope.session_id, lane, envelope.seq + RESERVE_BLOCK)
 
@@ -101,8 +103,8 @@ class FanOut:
     # ── internals ──
     def _release_held(self, lane: _Lane, upto: int) -> None:
         held = lane.held
-        while held and held[0].seq <= upto:
-            self._publish(held.popleft())
+        while held and held[0][0].seq <= upto:
+            self._publish(*held.popleft())
 
     def _extend(self, session_id: str, lane: _Lane, target: int) -> None:
         try:

@@ -19,7 +19,7 @@ import asyncio
 import collections
 from collections.abc import AsyncIterator, Callable
 
-from ..events import Envelope
+from ..events import Envelope, encode
 
 SUBSCRIBER_BUFFER = 10_000
 REPLAY_BATCH = 256
@@ -56,8 +56,9 @@ class _Subscriber:
             self.overflowed = True
 
 
-Frame = Callable[[Envelope], bytes]
-"""Encodes one envelope for the wire (the SSE message of :mod:`corral.server._sse`)."""
+Frame = Callable[[Envelope, bytes], bytes]
+"""Frames one envelope for the wire (the SSE message of :mod:`corral.server._sse`), given the
+envelope and its JSON (``encode(envelope)``, computed once for the store and every frame)."""
 
 
 class _Feed:
@@ -121,7 +122,9 @@ class Hub:
         self.taps: list[Callable[[Envelope], None]] = []
         """Called with every published envelope (the event board); a tap must never raise."""
 
-    def publish(self, envelope: Envelope) -> None:
+    def publish(self, envelope: Envelope, data: bytes | None = None) -> None:
+        """Hand ``envelope`` to every tap and observer; ``data`` is ``encode(envelope)`` when
+        the caller has it already (the manager encodes once, for the store and the frames)."""
         for tap in self.taps:
             tap(envelope)
         subs = self._subs.get(envelope.session_id)
@@ -130,10 +133,12 @@ class Hub:
         encoded: dict[Frame, bytes] = {}  # each format once per envelope, for every observer
         for sub in list(subs):
             if isinstance(sub, _Feed):
-                data = encoded.get(sub.frame)
-                if data is None:
-                    data = encoded[sub.frame] = sub.frame(envelope)
-                sub.offer_frame(envelope.seq, data)
+                framed = encoded.get(sub.frame)
+                if framed is None:
+                    if data is None:
+                        data = encode(envelope)
+                    framed = encoded[sub.frame] = sub.frame(envelope, data)
+                sub.offer_frame(envelope.seq, framed)
             else:
                 sub.offer(envelope)
 
@@ -200,7 +205,7 @@ class Hub:
                 for env in backlog(last):
                     if env.seq > last:
                         last = env.seq
-                        replay.append(frame(env))
+                        replay.append(frame(env, encode(env)))
                 for start in range(0, len(replay), REPLAY_BATCH):
                     yield replay[start : start + REPLAY_BATCH]
                 if not follow:

@@ -49,6 +49,7 @@ from ..events import (
     SessionEnded,
     SessionStarted,
     StatusChanged,
+    encode,
 )
 from ..registry import launch_gate
 from . import _launch_policy
@@ -174,10 +175,11 @@ class SessionManager:
             self._sequencers[session_id] = seq
             self.fanout.start(session_id, start)
         envelope = seq.wrap(redact_event(event), source=source or CORRAL_SOURCE)
-        self.store.append_soon(envelope)
+        data = encode(envelope)  # once, for the transcript's row and every observer's frame
+        self.store.append_soon(envelope, data)
         # Published now when inside the session's committed seq reservation, else after its
         # group commit (decision 046).
-        self.fanout.accept(envelope)
+        self.fanout.accept(envelope, data)
         return envelope
 
     def _stored(self, batch: list[Envelope], stored: bool) -> None:
@@ -220,7 +222,7 @@ class SessionManager:
     def follow_frames(
         self,
         session_id: str,
-        frame: Callable[[Envelope], bytes],
+        frame: Callable[[Envelope, bytes], bytes],
         *,
         after: int = 0,
         follow: bool = True,

@@ -68,6 +68,7 @@ class SessionStore:
         self.on_stored = on_stored
         self.writer = writer
         self._pending: list[Envelope] = []
+        self._pending_rows: list[tuple[Any, ...]] = []
         self._scheduled = False
         self._reported: list[asyncio.Future[Any]] = []
 
@@ -202,9 +203,11 @@ class SessionStore:
         )
 
     # ── events ──
-    def append_soon(self, envelope: Envelope) -> None:
-        """Queue ``envelope`` for the next group commit (see the module docstring)."""
+    def append_soon(self, envelope: Envelope, data: bytes | None = None) -> None:
+        """Queue ``envelope`` for the next group commit (see the module docstring); ``data`` is
+        its JSON (``encode(envelope)``) when the caller has it already."""
         self._pending.append(envelope)
+        self._pending_rows.append(_row(envelope, encode(envelope) if data is None else data))
         if len(self._pending) >= MAX_BATCH:
             self._submit_pending()
             return
@@ -235,16 +238,17 @@ class SessionStore:
         if not self._pending:
             return
         batch, self._pending = self._pending, []
+        rows, self._pending_rows = self._pending_rows, []
         if self.writer is None:
             try:
-                self.append_events(batch)
+                self._write(lambda conn: _insert(conn, rows))
             except sqlite3.Error:
                 self._report(batch, False)
             else:
                 self._report(batch, True)
             return
         try:
-            future = self.append_events_soon(batch)
+            future = self._insert_soon(rows)
         except sqlite3.Error:
             self._report(batch, False)
             return
@@ -269,7 +273,9 @@ class SessionStore:
 
     def append_events_soon(self, envelopes: Iterable[Envelope]) -> Pending[None]:
         """:meth:`append_events`, submitted (see :meth:`write_soon`)."""
-        rows = _rows(envelopes)
+        return self._insert_soon(_rows(envelopes))
+
+    def _insert_soon(self, rows: list[tuple[Any, ...]]) -> Pending[None]:
         return self.write_soon(lambda conn: _insert(conn, rows), savepoint=len(rows) > INSERT_ROWS)
 
     def events(
@@ -365,10 +371,12 @@ class SessionStore:
 
 
 def _rows(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:
-    return [
-        (e.session_id, e.seq, to_db_time(e.ts), e.source, e.event.__struct_config__.tag, encode(e))
-        for e in envelopes
-    ]
+    return [_row(e, encode(e)) for e in envelopes]
+
+
+def _row(e: Envelope, data: bytes) -> tuple[Any, ...]:
+    """The ``events`` row of ``e``, whose JSON is ``data``."""
+    return (e.session_id, e.seq, to_db_time(e.ts), e.source, e.event.__struct_config__.tag, data)
 
 
 INSERT_ROWS = MAX_BATCH

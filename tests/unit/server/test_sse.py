@@ -149,3 +149,42 @@ async def test_event_stream_stops_following_when_the_client_goes_away() -> None:
 
     await asyncio.wait_for(EventStream(endless())({"type": "http"}, receive, send), WAIT)
     assert closed.is_set()  # the feed was closed, so the hub forgets the observer
+
+
+async def test_the_start_goes_through_the_middleware_and_the_body_to_the_servers_send() -> None:
+    """Decision 050: the guard's headers are on the start; the body skips the wrappers."""
+    from corral.server._sse import SERVER_SEND, EventStream
+
+    async def batches() -> AsyncIterator[list[bytes]]:
+        yield [b"id: 1\n\n"]
+
+    wrapped: list[dict[str, Any]] = []
+    server: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.Event().wait()
+        return {"type": "http.disconnect"}
+
+    async def middleware_send(message: dict[str, Any]) -> None:
+        wrapped.append(message)
+
+    async def server_send(message: dict[str, Any]) -> None:
+        server.append(message)
+
+    scope = {"type": "http", SERVER_SEND: server_send}
+    await asyncio.wait_for(EventStream(batches())(scope, receive, middleware_send), WAIT)
+    assert [m["type"] for m in wrapped] == ["http.response.start"]
+    assert [m["body"] for m in server] == [b": corral event stream\n\n", b"id: 1\n\n", b""]
+
+
+async def test_the_stream_of_a_real_server_carries_the_guards_headers(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with live_server(app) as live, api_client(live.url, timeout=WAIT) as c:
+        sid = (await c.post("/api/sessions", json={"adapter_id": "scripted"})).json()["id"]
+        await c.post(f"/api/sessions/{sid}/prompts", json={"text": "hello"})
+        url = f"/api/sessions/{sid}/stream"
+        async with c.stream("GET", url) as response:
+            assert response.headers["x-frame-options"] == "DENY"
+            assert response.headers["x-content-type-options"] == "nosniff"
+        messages = await asyncio.wait_for(read_sse(c, url, until="turn.completed"), WAIT)
+        assert messages[-1]["data"]["event"]["type"] == "turn.completed"

@@ -101,13 +101,17 @@ def _fanout() -> tuple[FanOut, list[int], list[Future[None]], list[int]]:
 
     accepted: list[Envelope] = []
 
-    fan = FanOut(lambda env: published.append(env.seq), reserve)
+    def publish(env: Envelope, data: bytes) -> None:
+        assert data == b"json of %d" % env.seq  # published with the JSON it was accepted with
+        published.append(env.seq)
+
+    fan = FanOut(publish, reserve)
     fan.start("s", 0)
     accept = fan.accept
 
-    def counted(env: Envelope) -> None:
+    def counted(env: Envelope, data: bytes | None = None) -> None:
         accepted.append(env)
-        accept(env)
+        accept(env, b"json of %d" % env.seq if data is None else data)
 
     fan.accept = counted  # type: ignore[method-assign]
     return fan, published, asked, asked_at
@@ -178,7 +182,7 @@ async def test_a_subscriber_joining_while_envelopes_are_uncommitted_gets_each_on
         early = [manager.emit(sid, TextDelta(text=str(i))) for i in range(4)]  # published, held
         # The backlog read waits for the writer; open it from a thread meanwhile.
         threading.Timer(0.1, gate.open).start()
-        feed = manager.follow_frames(sid, lambda e: b"%d;" % e.seq, after=0)
+        feed = manager.follow_frames(sid, lambda e, _: b"%d;" % e.seq, after=0)
         got: list[int] = []
         while not got or got[-1] < early[-1].seq:
             got += [int(f.rstrip(b";")) for f in await asyncio.wait_for(anext(feed), WAIT)]
@@ -268,7 +272,7 @@ async def test_after_a_crash_no_seq_an_observer_saw_is_reused(
         after = manager.emit(sid, StatusChanged(status="checked"))
         assert after.seq > max(seen)  # numbered past everything an observer may have seen
         # an observer resuming from the last seq it saw gets what comes after it, exactly
-        feed = manager.follow_frames(sid, lambda e: b"%d;" % e.seq, after=max(seen))
+        feed = manager.follow_frames(sid, lambda e, _: b"%d;" % e.seq, after=max(seen))
         resumed: list[Envelope] = []
         batch = await asyncio.wait_for(anext(feed), WAIT)
         resumed += [e for e in manager.events(sid) if e.seq > max(seen)]

@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from corral.events import Envelope, Sequencer, TextDelta
+from corral.events import Envelope, Sequencer, TextDelta, encode
 from corral.sessions._hub import Hub
 
 WAIT = 5.0
 
 
-def frame(envelope: Envelope) -> bytes:
+def frame(envelope: Envelope, data: bytes) -> bytes:
+    assert data == encode(envelope)  # the envelope's JSON comes with it
     return b"%d;" % envelope.seq
 
 
@@ -72,9 +73,9 @@ async def test_each_envelope_is_encoded_once_for_every_observer() -> None:
     log = Transcript(hub)
     calls: list[int] = []
 
-    def counting(envelope: Envelope) -> bytes:
+    def counting(envelope: Envelope, data: bytes) -> bytes:
         calls.append(envelope.seq)
-        return frame(envelope)
+        return frame(envelope, data)
 
     feeds = [hub.follow_frames("s", 0, log.backlog, counting) for _ in range(3)]
     # started: each registers, finds an empty backlog and waits for live frames
