@@ -307,7 +307,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
             r.raise_for_status()
             return str(r.json()["id"])
 
-        sem = asyncio.Semaphore(32)
+        sem = asyncio.Semaphore(args.in_flight)
 
         async def bounded(coro: Any) -> Any:
             async with sem:
@@ -404,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=20)
     parser.add_argument("--chunk-delay", type=float, default=0.0)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--in-flight", type=int, default=32, help="prompt POSTs (and session creations) at once"
+    )
     parser.add_argument("--profile", help="py-spy the server during the load into this file")
     parser.add_argument(
         "--profile-gil",
