@@ -28,7 +28,7 @@ samples the server with py-spy (collapsed stacks) during the load.
 The anchor, measured in the same run before and after the load (:func:`anchor_rate`): the work
 every event needs with no service around it, in one loop on one thread: numbered, encoded,
 framed for SSE and inserted into an in-memory SQLite table in batches. It shows how fast the
-machine ran during the run (this 2-core VM runs the same code up to 1.5x faster in some
+machine ran during the run (this 2-core VM runs the same code up to 1.6x faster in some
 quarter-hours than in others), and the ratio of the stored events/s to it what share of the bare
 loop's rate the service keeps with its HTTP, fan-out, queue and durability around each event.
 """

@@ -241,7 +241,7 @@ class SessionStore:
         rows, self._pending_rows = self._pending_rows, []
         if self.writer is None:
             try:
-                self._write(lambda conn: _insert(conn, rows))
+                self._insert_now(rows)
             except sqlite3.Error:
                 self._report(batch, False)
             else:
@@ -268,7 +268,9 @@ class SessionStore:
             self.on_stored(batch, stored)
 
     def append_events(self, envelopes: Iterable[Envelope]) -> None:
-        rows = _rows(envelopes)
+        self._insert_now(_rows(envelopes))
+
+    def _insert_now(self, rows: list[tuple[Any, ...]]) -> None:
         self._write(lambda conn: _insert(conn, rows))
 
     def append_events_soon(self, envelopes: Iterable[Envelope]) -> Pending[None]:
