@@ -5,12 +5,18 @@
   :class:`~corral._process.HttpTransport` (the process itself, its requests, events and stop are
   the transport's: :class:`~corral._process.ServerTransport` live, a recorded exchange in a replay).
 
-Readiness: a fresh ``opencode serve`` sometimes leaves its first HTTP request(s) unanswered for
-minutes (seen with 1.18.33 on ``/doc``, ``/event`` and ``POST /session``). So readiness is a loop of
-short-timeout probes of ``GET /global/health`` followed by one project-scoped request (``GET
-/session?directory=…``, which boots the project instance), each probe abandoned after
-``probe_timeout``, all under an overall ``deadline``. When the deadline passes,
-:class:`~corral.errors.ServerStartTimeout` says what was tried and carries the server's stderr.
+Readiness: a fresh ``opencode serve`` leaves unanswered, for good, a request whose connection it
+accepted before it printed ``opencode server listening on …`` (seen with 1.18.33 on
+``/global/health``, ``/doc``, ``/event`` and ``POST /session``: the port is bound 0.2–0.3 s before
+that line; a request sent after it is answered in 10–60 ms). So readiness is a loop of probes of
+``GET /global/health``, then one project-scoped request (``GET /session?directory=…``, which boots
+the project instance), all under an overall ``deadline``. A health probe is abandoned after
+``first_probe_timeout`` at first, doubled after each probe that timed out, up to
+``probe_timeout``: a probe lost in that window costs a tenth of a second, not the whole
+``probe_timeout`` (it had cost every start about 2 s, issue 20), and a server slow to answer
+still gets the full ``probe_timeout``. The project request gets ``probe_timeout``. When the
+deadline passes, :class:`~corral.errors.ServerStartTimeout` says what was tried and carries the
+server's stderr.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ async def wait_ready(
     directory: str,
     deadline: float = 60.0,
     probe_timeout: float = 2.0,
+    first_probe_timeout: float = 0.1,
     interval: float = 0.1,
 ) -> str:
     """Probe until the server and the project instance answer; returns the server version."""
@@ -80,6 +87,7 @@ async def wait_ready(
     version = ""
     stages = [("/global/health", None), ("/session", {"directory": directory, "limit": "1"})]
     stage = 0
+    health_timeout = min(first_probe_timeout, probe_timeout)
     while True:
         if server.returncode is not None:
             with contextlib.suppress(Exception):
@@ -95,12 +103,15 @@ async def wait_ready(
         if elapsed >= deadline:
             raise ServerStartTimeout(server.url, elapsed, last, tries, server.stderr_tail)
         path, params = stages[stage]
+        timeout = health_timeout if stage == 0 else probe_timeout
         tries += 1
         try:
-            reply = await server.request("GET", path, params=params, timeout=probe_timeout)
+            reply = await server.request("GET", path, params=params, timeout=timeout)
         except RequestFailed as exc:
             cause = exc.__cause__
             last = f"GET {path}: {type(cause).__name__ if cause else exc}"
+            if stage == 0 and _timed_out(cause):
+                health_timeout = min(2 * health_timeout, probe_timeout)
             await asyncio.sleep(interval)
             continue
         if reply.status != 200:
@@ -112,3 +123,11 @@ async def wait_ready(
         stage += 1
         if stage == len(stages):
             return version
+
+
+def _timed_out(cause: BaseException | None) -> bool:
+    """Whether a failed probe timed out (its connection accepted, no answer) rather than being
+    refused. httpx is loaded by then: the live transport imported it to send the probe."""
+    import httpx
+
+    return isinstance(cause, TimeoutError | httpx.TimeoutException)

@@ -38,6 +38,42 @@ print("listening", flush=True)
 time.sleep(600)
 """
 
+# Like opencode serve 1.18.33 while it boots: the port is bound before the server is up, and a
+# connection accepted then is never answered. Those connections are logged; after HOLD seconds it
+# prints its "listening" line and answers the two readiness requests, each DELAY seconds late.
+BOOTING_SERVER = """\
+import os, socket, sys, threading, time
+port = int(sys.argv[sys.argv.index("--port") + 1])
+log = os.environ["STAND_IN_LOG"]
+s = socket.socket(); s.bind(("127.0.0.1", port)); s.listen(64)
+up = time.monotonic() + float(os.environ["STAND_IN_HOLD"])
+held = []
+def answer(conn):
+    data = b""
+    while b"\\r\\n\\r\\n" not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return
+        data += chunk
+    time.sleep(float(os.environ.get("STAND_IN_DELAY", "0")))
+    body = b'{"healthy":true,"version":"9.9.9"}' if b"/global/health" in data else b"[]"
+    head = b"HTTP/1.1 200 OK\\r\\ncontent-type: application/json\\r\\ncontent-length: %d\\r\\n\\r\\n"
+    conn.sendall(head % len(body) + body)
+    conn.close()
+said = False
+while True:
+    conn, _ = s.accept()
+    if time.monotonic() < up:
+        held.append(conn)  # kept open, never read, never answered
+        with open(log, "a") as f:
+            f.write("held\\n")
+        continue
+    if not said:
+        print("opencode server listening on http://127.0.0.1:%d" % port, flush=True)
+        said = True
+    threading.Thread(target=answer, args=(conn,), daemon=True).start()
+"""
+
 
 def _stand_in(tmp_path: Path, body: str) -> Path:
     script = tmp_path / "opencode"
@@ -86,6 +122,59 @@ async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path:
     assert err.url == launch.url and err.tries >= 2 and "GET /global/health" in err.last
     assert isinstance(err, TimeoutError)
     assert server.returncode is not None  # stopped by PID
+
+
+async def test_a_probe_lost_while_the_server_boots_costs_a_short_timeout(tmp_path: Path) -> None:
+    """A health probe whose connection the booting server accepted and never answers is given up
+    after ``first_probe_timeout`` (doubled per timeout), not the whole ``probe_timeout``."""
+    script = _stand_in(tmp_path, BOOTING_SERVER)
+    log = tmp_path / "held.log"
+    env = {**os.environ, "STAND_IN_LOG": str(log), "STAND_IN_HOLD": "0.5"}
+    launch = build_serve_launch(binary=str(script), port=_port(), password="pw", env=env)
+    server = _server(launch, tmp_path)
+    await server.start()
+    try:
+        # With the whole probe_timeout per probe, the first held probe alone would take 60 s.
+        version = await asyncio.wait_for(
+            wait_ready(
+                server,
+                directory=str(tmp_path),
+                deadline=120.0,
+                probe_timeout=60.0,
+                first_probe_timeout=0.1,
+                interval=0.025,
+            ),
+            15.0,
+        )
+    finally:
+        await server.kill(grace=2.0)
+        await server.aclose()
+    assert version == "9.9.9"
+    assert log.read_text().count("held") >= 1  # a probe did land in the window and was lost
+
+
+async def test_a_server_slow_to_answer_still_gets_the_whole_probe_timeout(tmp_path: Path) -> None:
+    """Each probe that times out doubles the next one's timeout, so a server that answers in
+    0.5 s is reached although the first probes give up after 0.1 s."""
+    script = _stand_in(tmp_path, BOOTING_SERVER)
+    env = {**os.environ, "STAND_IN_LOG": str(tmp_path / "held.log"), "STAND_IN_HOLD": "0"}
+    env["STAND_IN_DELAY"] = "0.5"
+    launch = build_serve_launch(binary=str(script), port=_port(), password="pw", env=env)
+    server = _server(launch, tmp_path)
+    await server.start()
+    try:
+        version = await wait_ready(
+            server,
+            directory=str(tmp_path),
+            deadline=10.0,
+            probe_timeout=3.0,
+            first_probe_timeout=0.1,
+            interval=0.025,
+        )
+    finally:
+        await server.kill(grace=2.0)
+        await server.aclose()
+    assert version == "9.9.9"
 
 
 async def test_a_server_that_exits_is_reported_at_once(tmp_path: Path) -> None:
