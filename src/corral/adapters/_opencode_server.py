@@ -11,10 +11,11 @@ accepted before it printed ``opencode server listening on …`` (seen with 1.18.
 that line; a request sent after it is answered in 10–60 ms). So readiness is a loop of probes of
 ``GET /global/health``, then one project-scoped request (``GET /session?directory=…``, which boots
 the project instance), all under an overall ``deadline``. A health probe is abandoned after
-``first_probe_timeout`` at first, doubled after each probe that timed out, up to
-``probe_timeout``: a probe lost in that window costs a tenth of a second, not the whole
-``probe_timeout`` (it had cost every start about 2 s, issue 20), and a server slow to answer
-still gets the full ``probe_timeout``. The project request gets ``probe_timeout``. When the
+``first_probe_timeout`` (the first ``SHORT_PROBES`` that time out, which cover that window), then
+after twice as long for each further one that timed out, up to ``probe_timeout``: a probe lost
+in the window costs a tenth of a second, not the whole ``probe_timeout`` (it had cost every
+start about 2 s, issue 20), and a server slow to answer still gets the full ``probe_timeout``.
+The project request gets ``probe_timeout``. When the
 deadline passes, :class:`~corral.errors.ServerStartTimeout` says what was tried and carries the
 server's stderr.
 """
@@ -33,6 +34,10 @@ from .._process import HttpTransport, RequestFailed
 from ..errors import ServerStartTimeout
 
 USERNAME = "opencode"
+
+SHORT_PROBES = 3
+"""Health probes that may time out at ``first_probe_timeout`` before the timeout starts doubling
+(0.3 s of them cover the 0.2–0.3 s between the bind and the "listening" line)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ async def wait_ready(
     version = ""
     stages = [("/global/health", None), ("/session", {"directory": directory, "limit": "1"})]
     stage = 0
-    health_timeout = min(first_probe_timeout, probe_timeout)
+    lost = 0
     while True:
         if server.returncode is not None:
             with contextlib.suppress(Exception):
@@ -103,7 +108,9 @@ async def wait_ready(
         if elapsed >= deadline:
             raise ServerStartTimeout(server.url, elapsed, last, tries, server.stderr_tail)
         path, params = stages[stage]
-        timeout = health_timeout if stage == 0 else probe_timeout
+        timeout = probe_timeout
+        if stage == 0:
+            timeout = min(first_probe_timeout * 2 ** max(0, lost - SHORT_PROBES + 1), timeout)
         tries += 1
         try:
             reply = await server.request("GET", path, params=params, timeout=timeout)
@@ -111,7 +118,7 @@ async def wait_ready(
             cause = exc.__cause__
             last = f"GET {path}: {type(cause).__name__ if cause else exc}"
             if stage == 0 and _timed_out(cause):
-                health_timeout = min(2 * health_timeout, probe_timeout)
+                lost += 1
             await asyncio.sleep(interval)
             continue
         if reply.status != 200:
