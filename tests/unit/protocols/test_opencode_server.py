@@ -1,6 +1,7 @@
 """``opencode serve`` lifecycle without OpenCode: launch building, the readiness deadline against a
-stand-in server that accepts connections and never answers, stop by PID, the SSE client, attach
-records, prompt parts."""
+stand-in server that accepts connections and never answers, readiness against one that boots as
+``opencode serve`` does (connections accepted before it is up never answered) or answers late,
+stop by PID, the SSE client, attach records, prompt parts."""
 
 from __future__ import annotations
 
