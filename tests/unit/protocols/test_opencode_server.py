@@ -125,56 +125,48 @@ async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path:
     assert server.returncode is not None  # stopped by PID
 
 
-async def test_a_probe_lost_while_the_server_boots_costs_a_short_timeout(tmp_path: Path) -> None:
-    """A health probe whose connection the booting server accepted and never answers is given up
-    after ``first_probe_timeout`` (doubled per timeout), not the whole ``probe_timeout``."""
+async def _ready_on_booting_server(
+    tmp_path: Path, stand_in_env: dict[str, str], **kw: float
+) -> str:
+    """``wait_ready`` on ``BOOTING_SERVER`` (its settings in ``stand_in_env``), then its stop."""
     script = _stand_in(tmp_path, BOOTING_SERVER)
-    log = tmp_path / "held.log"
-    env = {**os.environ, "STAND_IN_LOG": str(log), "STAND_IN_HOLD": "0.5"}
+    env = {**os.environ, "STAND_IN_LOG": str(tmp_path / "held.log"), **stand_in_env}
     launch = build_serve_launch(binary=str(script), port=_port(), password="pw", env=env)
     server = _server(launch, tmp_path)
     await server.start()
     try:
-        # With the whole probe_timeout per probe, the first held probe alone would take 60 s.
-        version = await asyncio.wait_for(
-            wait_ready(
-                server,
-                directory=str(tmp_path),
-                deadline=120.0,
-                probe_timeout=60.0,
-                first_probe_timeout=0.1,
-                interval=0.025,
-            ),
-            15.0,
+        return await wait_ready(
+            server, directory=str(tmp_path), first_probe_timeout=0.1, interval=0.025, **kw
         )
     finally:
         await server.kill(grace=2.0)
         await server.aclose()
+
+
+async def test_a_probe_lost_while_the_server_boots_costs_a_short_timeout(tmp_path: Path) -> None:
+    """A health probe whose connection the booting server accepted and never answers is given up
+    after ``first_probe_timeout``, not the whole ``probe_timeout``."""
+    # With the whole probe_timeout per probe, the first held probe alone would take 60 s.
+    version = await asyncio.wait_for(
+        _ready_on_booting_server(
+            tmp_path, {"STAND_IN_HOLD": "0.5"}, deadline=120.0, probe_timeout=60.0
+        ),
+        15.0,
+    )
     assert version == "9.9.9"
-    assert log.read_text().count("held") >= 1  # a probe did land in the window and was lost
+    held = (tmp_path / "held.log").read_text()
+    assert held.count("held") >= 1  # a probe did land in the window and was lost
 
 
 async def test_a_server_slow_to_answer_still_gets_the_whole_probe_timeout(tmp_path: Path) -> None:
-    """Each probe that times out doubles the next one's timeout, so a server that answers in
-    0.5 s is reached although the first probes give up after 0.1 s."""
-    script = _stand_in(tmp_path, BOOTING_SERVER)
-    env = {**os.environ, "STAND_IN_LOG": str(tmp_path / "held.log"), "STAND_IN_HOLD": "0"}
-    env["STAND_IN_DELAY"] = "0.5"
-    launch = build_serve_launch(binary=str(script), port=_port(), password="pw", env=env)
-    server = _server(launch, tmp_path)
-    await server.start()
-    try:
-        version = await wait_ready(
-            server,
-            directory=str(tmp_path),
-            deadline=10.0,
-            probe_timeout=3.0,
-            first_probe_timeout=0.1,
-            interval=0.025,
-        )
-    finally:
-        await server.kill(grace=2.0)
-        await server.aclose()
+    """After the first few probes that time out at ``first_probe_timeout``, each one doubles the
+    next one's timeout, so a server that answers in 0.5 s is reached."""
+    version = await _ready_on_booting_server(
+        tmp_path,
+        {"STAND_IN_HOLD": "0", "STAND_IN_DELAY": "0.5"},
+        deadline=10.0,
+        probe_timeout=3.0,
+    )
     assert version == "9.9.9"
 
 
