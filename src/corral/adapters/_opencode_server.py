@@ -15,9 +15,8 @@ the project instance), all under an overall ``deadline``. A health probe is aban
 after twice as long for each further one that timed out, up to ``probe_timeout``: a probe lost
 in the window costs a tenth of a second, not the whole ``probe_timeout`` (it had cost every
 start about 2 s, issue 20), and a server slow to answer still gets the full ``probe_timeout``.
-The project request gets ``probe_timeout``. When the
-deadline passes, :class:`~corral.errors.ServerStartTimeout` says what was tried and carries the
-server's stderr.
+The project request gets ``probe_timeout``. When the deadline passes,
+:class:`~corral.errors.ServerStartTimeout` says what was tried and carries the server's stderr.
 """
 
 from __future__ import annotations
