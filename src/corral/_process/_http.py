@@ -55,7 +55,8 @@ class HttpTransport(AgentProcess, Protocol):
         body: Any = None,
         timeout: float = REQUEST_TIMEOUT,
     ) -> HttpReply:
-        """One request (``body`` sent as JSON); :class:`RequestFailed` when nothing answered."""
+        """One request (``body`` sent as JSON); :class:`RequestFailed` when nothing answered
+        (``timed_out`` set when the request went out and its time ran out)."""
         ...
 
     def events(

@@ -41,7 +41,12 @@ class HttpReply:
 
 
 class RequestFailed(ProcessError):
-    """No answer came (connection refused or dropped, timeout): the exchange has no status."""
+    """No answer came (connection refused or dropped, timeout): the exchange has no status.
+    ``timed_out``: the request went out and its time ran out (not refused, not dropped)."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 _TAIL_LINES = 200
@@ -159,7 +164,8 @@ class ServerTransport:
             )
         except (httpx.HTTPError, TimeoutError) as exc:
             self._log.fill(slot, {**exchange, "error": type(exc).__name__})
-            raise RequestFailed(f"{method} {path}: {exc!r}") from exc
+            timed_out = isinstance(exc, TimeoutError | httpx.TimeoutException)
+            raise RequestFailed(f"{method} {path}: {exc!r}", timed_out=timed_out) from exc
         except BaseException:
             self._log.fill(slot, {**exchange, "error": "cancelled"})
             raise

@@ -116,7 +116,7 @@ async def wait_ready(
         except RequestFailed as exc:
             cause = exc.__cause__
             last = f"GET {path}: {type(cause).__name__ if cause else exc}"
-            if stage == 0 and _timed_out(cause):
+            if stage == 0 and exc.timed_out:
                 lost += 1
             await asyncio.sleep(interval)
             continue
@@ -129,11 +129,3 @@ async def wait_ready(
         stage += 1
         if stage == len(stages):
             return version
-
-
-def _timed_out(cause: BaseException | None) -> bool:
-    """Whether a failed probe timed out (its connection accepted, no answer) rather than being
-    refused. httpx is loaded by then: the live transport imported it to send the probe."""
-    import httpx
-
-    return isinstance(cause, TimeoutError | httpx.TimeoutException)
