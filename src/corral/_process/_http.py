@@ -73,6 +73,12 @@ class HttpTransport(AgentProcess, Protocol):
 
     def close_events(self) -> None: ...
 
+    async def printed(self, marker: bytes, timeout: float) -> bool:
+        """True once the server has printed a line holding ``marker`` (a line still in the kept
+        tail of its output, or one printed later); False when ``timeout`` passes or its output
+        ends first (a replay has no output: False at once)."""
+        ...
+
     async def wait(self) -> int:
         """The server's exit code, once it exited and its last output was read."""
         ...

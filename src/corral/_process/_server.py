@@ -103,6 +103,9 @@ class ServerTransport:
         self.auth = auth
         self._log = _InOrder(tap)
         self._output: deque[bytes] = deque(maxlen=_TAIL_LINES)
+        self._printed = 0  # lines of output read so far (the tail keeps the last _TAIL_LINES)
+        self._output_ended = False
+        self._new_output = asyncio.Event()
         self._drain: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
         self._sse: SseClient | None = None
@@ -136,8 +139,34 @@ class ServerTransport:
         self._client = httpx.AsyncClient(auth=auth, timeout=REQUEST_TIMEOUT)
 
     async def _drain_output(self) -> None:
-        async for line in self.process.lines():
-            self._output.append(line.head if isinstance(line, OverlongLine) else line)
+        try:
+            async for line in self.process.lines():
+                self._output.append(line.head if isinstance(line, OverlongLine) else line)
+                self._printed += 1
+                self._new_output.set()
+        finally:
+            self._output_ended = True
+            self._new_output.set()
+
+    async def printed(self, marker: bytes, timeout: float) -> bool:
+        """See :meth:`corral._process.HttpTransport.printed`."""
+
+        async def seek() -> bool:
+            checked = self._printed - len(self._output)  # lines gone from the tail are not seen
+            while True:
+                new = self._printed - checked
+                if new and any(marker in line for line in list(self._output)[-new:]):
+                    return True
+                checked = self._printed
+                if self._output_ended:
+                    return False
+                self._new_output.clear()  # no await since the check: no line slips between
+                await self._new_output.wait()
+
+        try:
+            return await asyncio.wait_for(seek(), timeout)
+        except TimeoutError:
+            return False
 
     # ── requests ──
     async def request(

@@ -10,12 +10,16 @@ accepted before it printed ``opencode server listening on …`` (seen with 1.18.
 ``/global/health``, ``/doc``, ``/event`` and ``POST /session``: the port is bound 0.2–0.3 s before
 that line; a request sent after it is answered in 10–60 ms). So readiness is a loop of probes of
 ``GET /global/health``, then one project-scoped request (``GET /session?directory=…``, which boots
-the project instance), all under an overall ``deadline``. A health probe is abandoned after
-``first_probe_timeout`` (the first ``SHORT_PROBES`` that time out, which cover that window), then
-after twice as long for each further one that timed out, up to ``probe_timeout``: a probe lost
-in the window costs a tenth of a second, not the whole ``probe_timeout`` (it had cost every
-start about 2 s, issue 20), and a server slow to answer still gets the full ``probe_timeout``.
-The project request gets ``probe_timeout``. When the deadline passes,
+the project instance), all under an overall ``deadline``. Until the server prints that line
+(:data:`LISTENING`, watched through the transport's ``printed``), a health probe is abandoned
+after ``first_probe_timeout`` (the first ``SHORT_PROBES`` that time out, which cover that
+window), then after twice as long for each further one that timed out, up to ``probe_timeout``:
+a probe lost in the window costs a tenth of a second, not the whole ``probe_timeout`` (it had
+cost every start about 2 s, issue 20), and a server slow to answer still gets the full
+``probe_timeout``. When the line comes while a probe waits, that probe is dropped and the next
+one goes out at once, with the whole ``probe_timeout`` (a probe lost in the window had cost the
+rest of its short timeout, 0.1–0.2 s after the line). A server that never prints the line (a
+replay, another version) is probed as before. The project request gets ``probe_timeout``. When the deadline passes,
 :class:`~corral.errors.ServerStartTimeout` says what was tried and carries the server's stderr.
 """
 
@@ -33,6 +37,10 @@ from .._process import HttpTransport, RequestFailed
 from ..errors import ServerStartTimeout
 
 USERNAME = "opencode"
+
+LISTENING = b"opencode server listening on"
+"""What ``opencode serve`` prints once it answers (1.18.33): ``opencode server listening on
+http://127.0.0.1:PORT``."""
 
 SHORT_PROBES = 3
 """Health probes that may time out at ``first_probe_timeout`` before the timeout starts doubling
@@ -86,6 +94,44 @@ async def wait_ready(
 ) -> str:
     """Probe until the server and the project instance answer; returns the server version."""
     started = time.monotonic()
+    listening = asyncio.ensure_future(server.printed(LISTENING, deadline))
+    try:
+        return await _probe(
+            server,
+            listening,
+            started=started,
+            directory=directory,
+            deadline=deadline,
+            probe_timeout=probe_timeout,
+            first_probe_timeout=first_probe_timeout,
+            interval=interval,
+        )
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await listening
+
+
+def _heard(listening: asyncio.Future[bool]) -> bool:
+    return (
+        listening.done()
+        and not listening.cancelled()
+        and listening.exception() is None
+        and listening.result()
+    )
+
+
+async def _probe(
+    server: HttpTransport,
+    listening: asyncio.Future[bool],
+    *,
+    started: float,
+    directory: str,
+    deadline: float,
+    probe_timeout: float,
+    first_probe_timeout: float,
+    interval: float,
+) -> str:
     tries = 0
     last = "no answer yet"
     version = ""
@@ -108,11 +154,22 @@ async def wait_ready(
             raise ServerStartTimeout(server.url, elapsed, last, tries, server.stderr_tail)
         path, params = stages[stage]
         timeout = probe_timeout
-        if stage == 0:
+        if stage == 0 and not _heard(listening):
             timeout = min(first_probe_timeout * 2 ** max(0, lost - SHORT_PROBES + 1), timeout)
         tries += 1
+        probe = asyncio.ensure_future(server.request("GET", path, params=params, timeout=timeout))
+        if stage == 0 and not listening.done():
+            await asyncio.wait((probe, listening), return_when=asyncio.FIRST_COMPLETED)
+            if not probe.done() and _heard(listening):
+                # The line came while this probe waits: its connection may be one the booting
+                # server took and will never answer, so ask again at once.
+                probe.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await probe
+                last = f"GET {path}: asked again once the server said it listens"
+                continue
         try:
-            reply = await server.request("GET", path, params=params, timeout=timeout)
+            reply = await probe
         except RequestFailed as exc:
             cause = exc.__cause__
             last = f"GET {path}: {type(cause).__name__ if cause else exc}"

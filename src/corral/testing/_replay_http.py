@@ -114,6 +114,9 @@ class HttpReplayTransport(ReplayTransport):
     def close_events(self) -> None:
         self._closed.set()
 
+    async def printed(self, marker: bytes, timeout: float) -> bool:
+        return False  # a transcript holds the exchanges and events, not the server's output
+
     def signal_group(self, sig: signal.Signals) -> None:
         if self.returncode is None:
             self.signals.append(sig)

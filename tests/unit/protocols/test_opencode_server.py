@@ -41,7 +41,8 @@ time.sleep(600)
 
 # Like opencode serve 1.18.33 while it boots: the port is bound before the server is up, and a
 # connection accepted then is never answered. Those connections are logged; after HOLD seconds it
-# prints its "listening" line and answers the two readiness requests, each DELAY seconds late.
+# prints its "listening" line (unless STAND_IN_QUIET is set) and answers the two readiness
+# requests, each DELAY seconds late.
 BOOTING_SERVER = """\
 import os, socket, sys, threading, time
 port = int(sys.argv[sys.argv.index("--port") + 1])
@@ -61,7 +62,10 @@ def answer(conn):
     head = b"HTTP/1.1 200 OK\\r\\ncontent-type: application/json\\r\\ncontent-length: %d\\r\\n\\r\\n"
     conn.sendall(head % len(body) + body)
     conn.close()
-said = False
+def say():
+    print("opencode server listening on http://127.0.0.1:%d" % port, flush=True)
+if not os.environ.get("STAND_IN_QUIET"):
+    threading.Timer(max(0.0, up - time.monotonic()), say).start()
 while True:
     conn, _ = s.accept()
     if time.monotonic() < up:
@@ -69,9 +73,6 @@ while True:
         with open(log, "a") as f:
             f.write("held\\n")
         continue
-    if not said:
-        print("opencode server listening on http://127.0.0.1:%d" % port, flush=True)
-        said = True
     threading.Thread(target=answer, args=(conn,), daemon=True).start()
 """
 
@@ -135,9 +136,8 @@ async def _ready_on_booting_server(
     server = _server(launch, tmp_path)
     await server.start()
     try:
-        return await wait_ready(
-            server, directory=str(tmp_path), first_probe_timeout=0.1, interval=0.025, **kw
-        )
+        kw.setdefault("first_probe_timeout", 0.1)
+        return await wait_ready(server, directory=str(tmp_path), interval=0.025, **kw)
     finally:
         await server.kill(grace=2.0)
         await server.aclose()
@@ -156,6 +156,69 @@ async def test_a_probe_lost_while_the_server_boots_costs_a_short_timeout(tmp_pat
     assert version == "9.9.9"
     held = (tmp_path / "held.log").read_text()
     assert held.count("held") >= 1  # a probe did land in the window and was lost
+
+
+async def test_the_listening_line_ends_a_probe_the_booting_server_holds(tmp_path: Path) -> None:
+    """A probe held by the booting server is dropped when the server prints that it listens, and
+    the next one is answered: readiness does not wait out the held probe's timeout."""
+    # Every probe may wait 60 s: only the line can end the held one within the 15 s bound.
+    version = await asyncio.wait_for(
+        _ready_on_booting_server(
+            tmp_path,
+            {"STAND_IN_HOLD": "0.5"},
+            deadline=120.0,
+            probe_timeout=60.0,
+            first_probe_timeout=60.0,
+        ),
+        15.0,
+    )
+    assert version == "9.9.9"
+    assert (tmp_path / "held.log").read_text().count("held") == 1  # the one probe it held
+
+
+async def test_a_server_that_never_says_it_listens_is_still_probed(tmp_path: Path) -> None:
+    """Without the line (another version, a replay), the short probes alone find the server."""
+    version = await asyncio.wait_for(
+        _ready_on_booting_server(
+            tmp_path,
+            {"STAND_IN_HOLD": "0.5", "STAND_IN_QUIET": "1"},
+            deadline=120.0,
+            probe_timeout=60.0,
+        ),
+        15.0,
+    )
+    assert version == "9.9.9"
+    assert (tmp_path / "held.log").read_text().count("held") >= 1
+
+
+async def test_printed_sees_a_line_in_the_tail_or_a_later_one_and_ends_with_the_output(
+    tmp_path: Path,
+) -> None:
+    body = (
+        "import sys, time\nprint('early', flush=True)\nsys.stdin.readline()\n"
+        "print('late marker', flush=True)\nsys.stdin.readline()\n"
+    )
+    script = _stand_in(tmp_path, body)
+    launch = ServeLaunch(
+        argv=[str(script)], env=dict(os.environ), url="http://127.0.0.1:9", password="x"
+    )
+    server = _server(launch, tmp_path)
+    await server.start()
+    try:
+        await asyncio.wait_for(_printed(server, "early"), 10)
+        assert await server.printed(b"early", 5.0)  # already in the tail
+        assert not await server.printed(b"marker", 0.2)  # not yet: the timeout ends the wait
+        waiting = asyncio.ensure_future(server.printed(b"marker", 10.0))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        await server.process.write_line(b"")
+        assert await asyncio.wait_for(waiting, 10.0)  # printed after the wait began
+        never = asyncio.ensure_future(server.printed(b"never", 60.0))
+        await server.process.write_line(b"")  # the stand-in exits: the output and the wait end
+        assert await asyncio.wait_for(never, 10.0) is False
+    finally:
+        await server.kill(grace=2.0)
+        await server.aclose()
 
 
 async def test_a_server_slow_to_answer_still_gets_the_whole_probe_timeout(tmp_path: Path) -> None:
