@@ -19,8 +19,9 @@ cost every start about 2 s, issue 20), and a server slow to answer still gets th
 ``probe_timeout``. When the line comes while a probe waits, that probe is dropped and the next
 one goes out at once, with the whole ``probe_timeout`` (a probe lost in the window had cost the
 rest of its short timeout, 0.1–0.2 s after the line). A server that never prints the line (a
-replay, another version) is probed as before. The project request gets ``probe_timeout``. When the deadline passes,
-:class:`~corral.errors.ServerStartTimeout` says what was tried and carries the server's stderr.
+replay, another version) is probed as before. The project request gets ``probe_timeout``. When
+the deadline passes, :class:`~corral.errors.ServerStartTimeout` says what was tried and carries
+the server's stderr.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import socket
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._process import HttpTransport, RequestFailed
 from ..errors import ServerStartTimeout
@@ -112,6 +114,11 @@ async def wait_ready(
             await listening
 
 
+def _quiet(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: a probe nobody awaits any more may have failed
+
+
 def _heard(listening: asyncio.Future[bool]) -> bool:
     return (
         listening.done()
@@ -159,7 +166,12 @@ async def _probe(
         tries += 1
         probe = asyncio.ensure_future(server.request("GET", path, params=params, timeout=timeout))
         if stage == 0 and not listening.done():
-            await asyncio.wait((probe, listening), return_when=asyncio.FIRST_COMPLETED)
+            try:
+                await asyncio.wait((probe, listening), return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:  # cancelled from outside: the probe goes with it
+                probe.cancel()
+                probe.add_done_callback(_quiet)
+                raise
             if not probe.done() and _heard(listening):
                 # The line came while this probe waits: its connection may be one the booting
                 # server took and will never answer, so ask again at once.

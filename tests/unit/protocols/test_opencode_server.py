@@ -126,6 +126,29 @@ async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path:
     assert server.returncode is not None  # stopped by PID
 
 
+async def test_cancelling_readiness_cancels_the_probe_under_way(tmp_path: Path) -> None:
+    script = _stand_in(tmp_path, SILENT_SERVER)
+    launch = build_serve_launch(
+        binary=str(script), port=_port(), password="pw", env=dict(os.environ)
+    )
+    server = _server(launch, tmp_path)
+    await server.start()
+    try:
+        ready = asyncio.ensure_future(
+            wait_ready(server, directory=str(tmp_path), first_probe_timeout=30.0)
+        )
+        await asyncio.sleep(0.5)  # a probe hangs on the silent server
+        ready.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await ready
+        await asyncio.sleep(0)
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        assert not [t for t in others if "request" in repr(t.get_coro()) and not t.done()]
+    finally:
+        await server.kill(grace=2.0)
+        await server.aclose()
+
+
 async def _ready_on_booting_server(
     tmp_path: Path, stand_in_env: dict[str, str], **kw: float
 ) -> str:
