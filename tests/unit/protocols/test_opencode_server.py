@@ -104,13 +104,18 @@ def test_build_serve_launch_is_pure_and_sets_auth() -> None:
     assert launch.env["HOME"] == "/h"
 
 
-async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path: Path) -> None:
+async def _started_silent_server(tmp_path: Path) -> tuple[ServeLaunch, ServerTransport]:
     script = _stand_in(tmp_path, SILENT_SERVER)
     launch = build_serve_launch(
         binary=str(script), port=_port(), password="pw", env=dict(os.environ)
     )
     server = _server(launch, tmp_path)
     await server.start()
+    return launch, server
+
+
+async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path: Path) -> None:
+    launch, server = await _started_silent_server(tmp_path)
     started = time.monotonic()
     try:
         with pytest.raises(ServerStartTimeout) as info:
@@ -127,12 +132,7 @@ async def test_readiness_deadline_fires_on_a_server_that_never_answers(tmp_path:
 
 
 async def test_cancelling_readiness_cancels_the_probe_under_way(tmp_path: Path) -> None:
-    script = _stand_in(tmp_path, SILENT_SERVER)
-    launch = build_serve_launch(
-        binary=str(script), port=_port(), password="pw", env=dict(os.environ)
-    )
-    server = _server(launch, tmp_path)
-    await server.start()
+    _, server = await _started_silent_server(tmp_path)
     try:
         ready = asyncio.ensure_future(
             wait_ready(server, directory=str(tmp_path), first_probe_timeout=30.0)
