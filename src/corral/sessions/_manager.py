@@ -349,7 +349,7 @@ class SessionManager:
         async with self._lock(session_id):
             runner = self._runners.get(session_id)
             if runner is not None:
-                if runner.busy or runner.pending_approvals or runner.pending_questions:
+                if await runner.in_turn():
                     raise SessionError(
                         f"session {session_id} is in a turn; stop it first", session_id
                     )

@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from ..adapters._options import guard_of
 from ..adapters._turns import TurnWatchdog
@@ -91,6 +92,7 @@ class SessionRunner:
         self._wake = asyncio.Event()
         self._acked: set[str] = set()
         self._recording: dict[str, asyncio.Future[PromptRecord]] = {}
+        self._claiming: Future[PromptRecord | None] | None = None
         self._pump_task: asyncio.Task[None] | None = None
         self._deliver_task: asyncio.Task[None] | None = None
         self._guard = guard_of(adapter)
@@ -114,6 +116,27 @@ class SessionRunner:
 
     async def interrupt(self) -> None:
         await self.adapter.interrupt()
+
+    async def in_turn(self) -> bool:
+        """Whether a turn is under way or about to begin: busy, waiting on a person, or a claim
+        being committed that takes a prompt. The claim records the session busy in the store
+        before this runner hears of it, so a claim in flight is waited for (bounded) first; one
+        that cannot be settled in time counts as a turn."""
+        claiming = self._claiming
+        if claiming is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    asyncio.shield(asyncio.wrap_future(claiming)), CLAIM_SETTLE_TIMEOUT
+                )
+            if not claiming.done():
+                return True
+            if (
+                not claiming.cancelled()
+                and claiming.exception() is None
+                and claiming.result() is not None
+            ):
+                return True
+        return self.busy or bool(self.pending_approvals) or bool(self.pending_questions)
 
     async def shutdown(self) -> None:
         """Cancel the pump and the delivery loop, then stop the adapter (bounded by a timeout)."""
@@ -225,6 +248,7 @@ class SessionRunner:
     async def _claim(self) -> PromptRecord | None:
         """Claim the next prompt; ``sending`` is durable before this returns (group commit)."""
         future = self.queue.claim_next_soon(self.session_id)  # reads of the store wait for it
+        self._claiming = future
         try:
             return await asyncio.shield(asyncio.wrap_future(future))
         except asyncio.CancelledError:
@@ -236,6 +260,8 @@ class SessionRunner:
                     if claimed is not None:
                         self._settle(claimed.id, "the session stopped before the hand-over")
             raise
+        finally:
+            self._claiming = None
 
     async def _hand_over(self, prompt: PromptRecord) -> None:
         attachments = list(prompt.attachments) or None

@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from corral.events import (
 )
 from corral.sessions import (
     PromptQueue,
+    PromptRecord,
     PromptState,
     SessionManager,
     SessionSpec,
@@ -80,6 +82,68 @@ async def test_stop_cancels_turn_and_keeps_session(manager: SessionManager) -> N
     assert manager.get_session(sid).state == SessionState.IDLE
     manager.send(sid, "still here")
     await wait_for(manager, sid, is_type("turn.completed"), count=2)
+
+
+class HeldClaims:
+    """Stands between the runner and the queue's claims: each claim runs on the writer at once,
+    but its answer reaches the runner only when the test lets it through."""
+
+    def __init__(self, queue: PromptQueue) -> None:
+        self._claim = queue.claim_next_soon
+        self.held: list[tuple[Future[PromptRecord | None], Future[PromptRecord | None]]] = []
+
+    def __call__(self, session_id: str) -> Future[PromptRecord | None]:
+        answer: Future[PromptRecord | None] = Future()
+        self.held.append((self._claim(session_id), answer))
+        return answer
+
+    async def next(self) -> tuple[PromptRecord | None, Future[PromptRecord | None]]:
+        """The next claim the runner makes, committed, with the answer still held."""
+        for _ in range(int(WAIT / 0.01)):
+            if self.held:
+                committed, answer = self.held.pop(0)
+                return committed.result(timeout=WAIT), answer
+            await asyncio.sleep(0.01)
+        raise AssertionError("the runner made no claim")
+
+
+async def test_release_refuses_while_a_committed_claim_has_not_reached_the_runner(
+    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claims = HeldClaims(manager.queue)
+    monkeypatch.setattr(manager.queue, "claim_next_soon", claims)
+    sid = await new_session(manager)
+    empty, answer = await claims.next()  # the runner's first look finds the queue empty
+    assert empty is None
+    answer.set_result(empty)
+    prompt = manager.send(sid, "[hang] work")
+    claimed, answer = await claims.next()
+    assert claimed is not None and claimed.id == prompt.id
+    assert manager.get_session(sid).state == SessionState.BUSY  # the claim's own write
+    release = asyncio.create_task(manager.release(sid, message="to the terminal"))
+    await asyncio.sleep(0.1)
+    assert not release.done()  # it waits for the claim rather than reading the runner early
+    answer.set_result(claimed)
+    with pytest.raises(SessionError, match="in a turn"):
+        await asyncio.wait_for(release, WAIT)
+    await wait_for(manager, sid, prompt_state("delivered", prompt.id))
+    assert manager.is_running(sid)
+
+
+async def test_release_goes_ahead_when_the_claim_under_way_finds_nothing(
+    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claims = HeldClaims(manager.queue)
+    monkeypatch.setattr(manager.queue, "claim_next_soon", claims)
+    sid = await new_session(manager)
+    empty, answer = await claims.next()
+    release = asyncio.create_task(manager.release(sid, message="to the terminal"))
+    await asyncio.sleep(0.1)
+    assert not release.done()
+    answer.set_result(empty)
+    record = await asyncio.wait_for(release, WAIT)
+    assert record.state == SessionState.DETACHED
+    assert not manager.is_running(sid)
 
 
 async def test_kill_is_distinct_from_failure(manager: SessionManager) -> None:
