@@ -30,6 +30,7 @@ from corral.sessions import (
     PromptRecord,
     PromptState,
     SessionManager,
+    SessionRecord,
     SessionSpec,
     SessionState,
     SessionStore,
@@ -107,11 +108,25 @@ class HeldClaims:
         raise AssertionError("the runner made no claim")
 
 
+@pytest.fixture
+def claims(manager: SessionManager, monkeypatch: pytest.MonkeyPatch) -> HeldClaims:
+    held = HeldClaims(manager.queue)
+    monkeypatch.setattr(manager.queue, "claim_next_soon", held)
+    return held
+
+
+async def release_waiting(manager: SessionManager, sid: str) -> asyncio.Task[SessionRecord]:
+    """Start handing ``sid`` off and show that it waits for the claim rather than reading the
+    runner early."""
+    release = asyncio.create_task(manager.release(sid, message="to the terminal"))
+    await asyncio.sleep(0.1)
+    assert not release.done()
+    return release
+
+
 async def test_release_refuses_while_a_committed_claim_has_not_reached_the_runner(
-    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+    manager: SessionManager, claims: HeldClaims
 ) -> None:
-    claims = HeldClaims(manager.queue)
-    monkeypatch.setattr(manager.queue, "claim_next_soon", claims)
     sid = await new_session(manager)
     empty, answer = await claims.next()  # the runner's first look finds the queue empty
     assert empty is None
@@ -120,9 +135,7 @@ async def test_release_refuses_while_a_committed_claim_has_not_reached_the_runne
     claimed, answer = await claims.next()
     assert claimed is not None and claimed.id == prompt.id
     assert manager.get_session(sid).state == SessionState.BUSY  # the claim's own write
-    release = asyncio.create_task(manager.release(sid, message="to the terminal"))
-    await asyncio.sleep(0.1)
-    assert not release.done()  # it waits for the claim rather than reading the runner early
+    release = await release_waiting(manager, sid)
     answer.set_result(claimed)
     with pytest.raises(SessionError, match="in a turn"):
         await asyncio.wait_for(release, WAIT)
@@ -131,15 +144,11 @@ async def test_release_refuses_while_a_committed_claim_has_not_reached_the_runne
 
 
 async def test_release_goes_ahead_when_the_claim_under_way_finds_nothing(
-    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+    manager: SessionManager, claims: HeldClaims
 ) -> None:
-    claims = HeldClaims(manager.queue)
-    monkeypatch.setattr(manager.queue, "claim_next_soon", claims)
     sid = await new_session(manager)
     empty, answer = await claims.next()
-    release = asyncio.create_task(manager.release(sid, message="to the terminal"))
-    await asyncio.sleep(0.1)
-    assert not release.done()
+    release = await release_waiting(manager, sid)
     answer.set_result(empty)
     record = await asyncio.wait_for(release, WAIT)
     assert record.state == SessionState.DETACHED
