@@ -426,7 +426,7 @@ class SessionManager:
         return SessionStatus(
             session=record,
             running=runner is not None,
-            busy=bool(runner and runner.busy),
+            busy=bool(runner and (runner.busy or runner.claimed_a_prompt)),
             queue=self.queue.counts(session_id),
             pending_approvals=tuple(runner.pending_approvals) if runner else (),
             pending_questions=tuple(runner.pending_questions) if runner else (),

@@ -128,15 +128,22 @@ class SessionRunner:
                 await asyncio.wait_for(
                     asyncio.shield(asyncio.wrap_future(claiming)), CLAIM_SETTLE_TIMEOUT
                 )
-            if not claiming.done():
-                return True
-            if (
-                not claiming.cancelled()
-                and claiming.exception() is None
-                and claiming.result() is not None
-            ):
+            if not claiming.done() or self.claimed_a_prompt:
                 return True
         return self.busy or bool(self.pending_approvals) or bool(self.pending_questions)
+
+    @property
+    def claimed_a_prompt(self) -> bool:
+        """A claim committed with a prompt that the delivery loop has not taken up yet (the
+        store already says ``busy``; :attr:`busy` is set when the loop resumes)."""
+        claiming = self._claiming
+        return (
+            claiming is not None
+            and claiming.done()
+            and not claiming.cancelled()
+            and claiming.exception() is None
+            and claiming.result() is not None
+        )
 
     async def shutdown(self) -> None:
         """Cancel the pump and the delivery loop, then stop the adapter (bounded by a timeout)."""

@@ -137,6 +137,8 @@ async def test_release_refuses_while_a_committed_claim_has_not_reached_the_runne
     assert manager.get_session(sid).state == SessionState.BUSY  # the claim's own write
     release = await release_waiting(manager, sid)
     answer.set_result(claimed)
+    runner = manager._runners[sid]  # the loop has not resumed the runner yet
+    assert runner.claimed_a_prompt and not runner.busy
     with pytest.raises(SessionError, match="in a turn"):
         await asyncio.wait_for(release, WAIT)
     await wait_for(manager, sid, prompt_state("delivered", prompt.id))
