@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ._paths import ensure_private_dir, home_dir, private_file
 
@@ -287,3 +288,23 @@ def m_event_seq_reservations(conn: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = (*MIGRATIONS, m_event_seq_reservations)
+
+
+class Op:
+    """An operation as data: a module-level function and its arguments, run as
+    ``fn(conn, *args)``. Unlike a closure it pickles, so a writer in another process can run it."""
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+
+    def __call__(self, conn: sqlite3.Connection) -> Any:
+        return self.fn(conn, *self.args)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Op, (self.fn, *self.args))
+
+    def __repr__(self) -> str:
+        return f"Op({getattr(self.fn, '__qualname__', self.fn)!r}, ...)"

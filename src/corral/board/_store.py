@@ -9,7 +9,7 @@ events are stored too, so a viewer that connects mid-action sees the live line.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from .. import _db
+from .._db import Op
 from ..events.board import BoardEvent
 
 
@@ -57,45 +58,44 @@ def _last_id(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
-def append_op(
-    events: Sequence[tuple[BoardEvent, str]], *, ts: datetime | None = None
-) -> Callable[[sqlite3.Connection], list[StoredEvent]]:
+def append_op(events: Sequence[tuple[BoardEvent, str]], *, ts: datetime | None = None) -> Op:
     """The write of :meth:`BoardStore.append` as an operation to run inside a transaction on
     any connection to the database (the session manager's writer thread runs it there)."""
-    now = ts or _db.utcnow()
+    return Op(_append, tuple(events), ts or _db.utcnow())
 
-    def op(conn: sqlite3.Connection) -> list[StoredEvent]:
-        # The write lock is held (BEGIN IMMEDIATE), so MAX(id) + 1 is ours alone.
-        next_id = _last_id(conn) + 1
-        out: list[StoredEvent] = []
-        rows = []
-        for offset, (event, source) in enumerate(events):
-            record = stored(event, id=next_id + offset, ts=now, source=source)
-            out.append(record)
-            rows.append(
-                (
-                    record.id,
-                    _db.to_db_time(now),
-                    event.session,
-                    event.kind,
-                    1 if event.running else 0,
-                    event.agent,
-                    event.task,
-                    _encode(record).decode(),
-                )
-            )
-        # One multi-row INSERT per chunk, not a step per row (each step is a GIL round trip on
-        # the manager's writer thread, decision 040).
-        for start in range(0, len(rows), INSERT_ROWS):
-            chunk = rows[start : start + INSERT_ROWS]
-            conn.execute(
-                "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
-                " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(chunk)),
-                [v for row in chunk for v in row],
-            )
-        return out
 
-    return op
+def _append(
+    conn: sqlite3.Connection, events: Sequence[tuple[BoardEvent, str]], now: datetime
+) -> list[StoredEvent]:
+    # The write lock is held (BEGIN IMMEDIATE), so MAX(id) + 1 is ours alone.
+    next_id = _last_id(conn) + 1
+    out: list[StoredEvent] = []
+    rows = []
+    for offset, (event, source) in enumerate(events):
+        record = stored(event, id=next_id + offset, ts=now, source=source)
+        out.append(record)
+        rows.append(
+            (
+                record.id,
+                _db.to_db_time(now),
+                event.session,
+                event.kind,
+                1 if event.running else 0,
+                event.agent,
+                event.task,
+                _encode(record).decode(),
+            )
+        )
+    # One multi-row INSERT per chunk, not a step per row (each step is a GIL round trip on
+    # the manager's writer thread, decision 040).
+    for start in range(0, len(rows), INSERT_ROWS):
+        chunk = rows[start : start + INSERT_ROWS]
+        conn.execute(
+            "INSERT INTO board_events (id, ts, session, kind, running, agent, task, body)"
+            " VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * len(chunk)),
+            [v for row in chunk for v in row],
+        )
+    return out
 
 
 class BoardStore:
@@ -110,7 +110,7 @@ class BoardStore:
     ) -> list[StoredEvent]:
         """Store ``(event, source)`` pairs in one transaction; returns them with their ids."""
         with _db.transaction(self.conn):
-            return append_op(events, ts=ts)(self.conn)
+            return _append(self.conn, tuple(events), ts or _db.utcnow())
 
     def last_id(self) -> int:
         return _last_id(self.conn)

@@ -57,7 +57,7 @@ from .._db import from_db_time, to_db_time, transaction, utcnow
 from ..adapters.base import Attachment
 from ..errors import PromptNotFoundError, QueueError, QueueFullError
 from ._models import PromptRecord, PromptState, SessionState
-from ._writer import DbWriter, Operation
+from ._writer import Op, Operation, Writer
 
 DEFAULT_QUEUE_LIMIT = 50
 
@@ -84,7 +84,7 @@ class PromptQueue:
         conn: sqlite3.Connection,
         *,
         limit: int = DEFAULT_QUEUE_LIMIT,
-        writer: DbWriter | None = None,
+        writer: Writer | None = None,
     ) -> None:
         self.conn = conn
         self.limit = limit
@@ -182,29 +182,9 @@ class PromptQueue:
         pid = prompt_id or uuid.uuid4().hex
         encoded_attachments = _json.encode(tuple(attachments)).decode()
         encoded_launch = _json.encode(dict(launch or {})).decode()
-        limit = self.limit
-
-        def op(conn: sqlite3.Connection) -> PromptRecord:
-            now = to_db_time(utcnow())
-            _check_room(conn, session_id, limit)
-            conn.execute(
-                """INSERT INTO prompts (id, session_id, position, state, text, attachments, launch,
-                   created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    pid,
-                    session_id,
-                    _next_position(conn, session_id),
-                    PromptState.QUEUED.value,
-                    text,
-                    encoded_attachments,
-                    encoded_launch,
-                    now,
-                    now,
-                ),
-            )
-            return _get(conn, pid)
-
-        return op
+        return Op(
+            _enqueue_op, pid, session_id, text, encoded_attachments, encoded_launch, self.limit
+        )
 
     def edit(
         self, prompt_id: str, text: str, *, expected_version: int | None = None
@@ -271,61 +251,65 @@ class PromptQueue:
         """After a restart: every ``sending`` prompt becomes ``indeterminate`` — except in the
         sessions listed in ``skip_sessions`` (run by another live corral process); with ``only``,
         just that session's (an explicit take-over)."""
-        skip = set(skip_sessions)
-
-        def op(conn: sqlite3.Connection) -> list[PromptRecord]:
-            rows = [
-                r
-                for r in conn.execute(
-                    "SELECT id, session_id FROM prompts WHERE state = ?",
-                    (PromptState.SENDING.value,),
-                ).fetchall()
-                if r["session_id"] not in skip and (only is None or r["session_id"] == only)
-            ]
-            for row in rows:
-                _set(
-                    conn,
-                    row["id"],
-                    PromptState.INDETERMINATE,
-                    error="corral stopped before the agent acknowledged this prompt",
-                )
-            return [_get(conn, r["id"]) for r in rows]
-
-        return self._run(op)
+        return self._run(Op(_recover_op, frozenset(skip_sessions), only))
 
     def cancel_queued(self, session_id: str, reason: str) -> list[PromptRecord]:
-        def op(conn: sqlite3.Connection) -> list[PromptRecord]:
-            rows = conn.execute(
-                "SELECT id FROM prompts WHERE session_id = ? AND state = ?",
-                (session_id, PromptState.QUEUED.value),
-            ).fetchall()
-            for row in rows:
-                _set(conn, row["id"], PromptState.CANCELED, error=reason)
-            return [_get(conn, r["id"]) for r in rows]
-
-        return self._run(op)
+        return self._run(Op(_cancel_queued_op, session_id, reason))
 
 
 FAILED = PromptState.FAILED
 INDETERMINATE = PromptState.INDETERMINATE
 
 
-# ── the transitions (each runs inside one transaction, on the connection it is given) ──
-def _edit(prompt_id: str, text: str, expected_version: int | None) -> Operation[PromptRecord]:
-    def op(conn: sqlite3.Connection) -> PromptRecord:
-        current = _locked(conn, prompt_id, {PromptState.QUEUED}, "edit")
-        if expected_version is not None and current.version != expected_version:
-            raise QueueError(
-                f"prompt {prompt_id} is at version {current.version}, not {expected_version}",
-                prompt_id,
-            )
-        conn.execute(
-            "UPDATE prompts SET text = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            (text, to_db_time(utcnow()), prompt_id),
-        )
-        return _get(conn, prompt_id)
+# ── the transitions (each runs inside one transaction, on the connection it is given; each is
+# an Op, a module-level function and its arguments, so a writer in another process can run it) ──
+def _enqueue_op(
+    conn: sqlite3.Connection,
+    pid: str,
+    session_id: str,
+    text: str,
+    encoded_attachments: str,
+    encoded_launch: str,
+    limit: int,
+) -> PromptRecord:
+    now = to_db_time(utcnow())
+    _check_room(conn, session_id, limit)
+    conn.execute(
+        """INSERT INTO prompts (id, session_id, position, state, text, attachments, launch,
+           created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            pid,
+            session_id,
+            _next_position(conn, session_id),
+            PromptState.QUEUED.value,
+            text,
+            encoded_attachments,
+            encoded_launch,
+            now,
+            now,
+        ),
+    )
+    return _get(conn, pid)
 
-    return op
+
+def _edit(prompt_id: str, text: str, expected_version: int | None) -> Operation[PromptRecord]:
+    return Op(_edit_op, prompt_id, text, expected_version)
+
+
+def _edit_op(
+    conn: sqlite3.Connection, prompt_id: str, text: str, expected_version: int | None
+) -> PromptRecord:
+    current = _locked(conn, prompt_id, {PromptState.QUEUED}, "edit")
+    if expected_version is not None and current.version != expected_version:
+        raise QueueError(
+            f"prompt {prompt_id} is at version {current.version}, not {expected_version}",
+            prompt_id,
+        )
+    conn.execute(
+        "UPDATE prompts SET text = ?, version = version + 1, updated_at = ? WHERE id = ?",
+        (text, to_db_time(utcnow()), prompt_id),
+    )
+    return _get(conn, prompt_id)
 
 
 def _cancel(prompt_id: str) -> Operation[PromptRecord]:
@@ -335,69 +319,113 @@ def _cancel(prompt_id: str) -> Operation[PromptRecord]:
 
 
 def _retry(prompt_id: str, limit: int) -> Operation[PromptRecord]:
-    def op(conn: sqlite3.Connection) -> PromptRecord:
-        current = _locked(conn, prompt_id, {PromptState.FAILED, PromptState.INDETERMINATE}, "retry")
-        _check_room(conn, current.session_id, limit)
-        conn.execute(
-            "UPDATE prompts SET state = ?, position = ?, error = NULL, updated_at = ? WHERE id = ?",
-            (
-                PromptState.QUEUED.value,
-                _next_position(conn, current.session_id),
-                to_db_time(utcnow()),
-                prompt_id,
-            ),
-        )
-        return _get(conn, prompt_id)
+    return Op(_retry_op, prompt_id, limit)
 
-    return op
+
+def _retry_op(conn: sqlite3.Connection, prompt_id: str, limit: int) -> PromptRecord:
+    current = _locked(conn, prompt_id, {PromptState.FAILED, PromptState.INDETERMINATE}, "retry")
+    _check_room(conn, current.session_id, limit)
+    conn.execute(
+        "UPDATE prompts SET state = ?, position = ?, error = NULL, updated_at = ? WHERE id = ?",
+        (
+            PromptState.QUEUED.value,
+            _next_position(conn, current.session_id),
+            to_db_time(utcnow()),
+            prompt_id,
+        ),
+    )
+    return _get(conn, prompt_id)
 
 
 def _claim_next(session_id: str, *, mark_busy: bool = False) -> Operation[PromptRecord | None]:
-    def op(conn: sqlite3.Connection) -> PromptRecord | None:
-        row = conn.execute(
-            "SELECT id FROM prompts WHERE session_id = ? AND state = ? ORDER BY position LIMIT 1",
-            (session_id, PromptState.QUEUED.value),
-        ).fetchone()
-        if row is None:
-            return None
-        now = to_db_time(utcnow())
-        conn.execute(
-            "UPDATE prompts SET state = ?, attempts = attempts + 1, sending_at = ?,"
-            " updated_at = ? WHERE id = ?",
-            (PromptState.SENDING.value, now, now, row["id"]),
-        )
-        if mark_busy:
-            conn.execute(
-                "UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
-                (SessionState.BUSY.value, now, session_id),
-            )
-        return _get(conn, row["id"])
+    return Op(_claim_next_op, session_id, mark_busy)
 
-    return op
+
+def _claim_next_op(
+    conn: sqlite3.Connection, session_id: str, mark_busy: bool
+) -> PromptRecord | None:
+    row = conn.execute(
+        "SELECT id FROM prompts WHERE session_id = ? AND state = ? ORDER BY position LIMIT 1",
+        (session_id, PromptState.QUEUED.value),
+    ).fetchone()
+    if row is None:
+        return None
+    now = to_db_time(utcnow())
+    conn.execute(
+        "UPDATE prompts SET state = ?, attempts = attempts + 1, sending_at = ?,"
+        " updated_at = ? WHERE id = ?",
+        (PromptState.SENDING.value, now, now, row["id"]),
+    )
+    if mark_busy:
+        conn.execute(
+            "UPDATE sessions SET state = ?, updated_at = ? WHERE id = ?",
+            (SessionState.BUSY.value, now, session_id),
+        )
+    return _get(conn, row["id"])
 
 
 def _mark_delivered(prompt_id: str) -> Operation[PromptRecord]:
-    def op(conn: sqlite3.Connection) -> PromptRecord:
-        _locked(conn, prompt_id, {PromptState.SENDING}, "acknowledge")
-        now = to_db_time(utcnow())
-        conn.execute(
-            "UPDATE prompts SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?",
-            (PromptState.DELIVERED.value, now, now, prompt_id),
-        )
-        return _get(conn, prompt_id)
+    return Op(_mark_delivered_op, prompt_id)
 
-    return op
+
+def _mark_delivered_op(conn: sqlite3.Connection, prompt_id: str) -> PromptRecord:
+    _locked(conn, prompt_id, {PromptState.SENDING}, "acknowledge")
+    now = to_db_time(utcnow())
+    conn.execute(
+        "UPDATE prompts SET state = ?, delivered_at = ?, updated_at = ? WHERE id = ?",
+        (PromptState.DELIVERED.value, now, now, prompt_id),
+    )
+    return _get(conn, prompt_id)
 
 
 def _transition(
     prompt_id: str, allowed: set[PromptState], verb: str, to: PromptState, error: str | None
 ) -> Operation[PromptRecord]:
-    def op(conn: sqlite3.Connection) -> PromptRecord:
-        _locked(conn, prompt_id, allowed, verb)
-        _set(conn, prompt_id, to, error=error)
-        return _get(conn, prompt_id)
+    return Op(_transition_op, prompt_id, frozenset(allowed), verb, to, error)
 
-    return op
+
+def _transition_op(
+    conn: sqlite3.Connection,
+    prompt_id: str,
+    allowed: frozenset[PromptState],
+    verb: str,
+    to: PromptState,
+    error: str | None,
+) -> PromptRecord:
+    _locked(conn, prompt_id, allowed, verb)
+    _set(conn, prompt_id, to, error=error)
+    return _get(conn, prompt_id)
+
+
+def _recover_op(
+    conn: sqlite3.Connection, skip: frozenset[str], only: str | None
+) -> list[PromptRecord]:
+    rows = [
+        r
+        for r in conn.execute(
+            "SELECT id, session_id FROM prompts WHERE state = ?",
+            (PromptState.SENDING.value,),
+        ).fetchall()
+        if r["session_id"] not in skip and (only is None or r["session_id"] == only)
+    ]
+    for row in rows:
+        _set(
+            conn,
+            row["id"],
+            PromptState.INDETERMINATE,
+            error="corral stopped before the agent acknowledged this prompt",
+        )
+    return [_get(conn, r["id"]) for r in rows]
+
+
+def _cancel_queued_op(conn: sqlite3.Connection, session_id: str, reason: str) -> list[PromptRecord]:
+    rows = conn.execute(
+        "SELECT id FROM prompts WHERE session_id = ? AND state = ?",
+        (session_id, PromptState.QUEUED.value),
+    ).fetchall()
+    for row in rows:
+        _set(conn, row["id"], PromptState.CANCELED, error=reason)
+    return [_get(conn, r["id"]) for r in rows]
 
 
 # ── helpers (inside a transaction) ──
@@ -426,7 +454,10 @@ def _next_position(conn: sqlite3.Connection, session_id: str) -> int:
 
 
 def _locked(
-    conn: sqlite3.Connection, prompt_id: str, allowed: set[PromptState], verb: str
+    conn: sqlite3.Connection,
+    prompt_id: str,
+    allowed: set[PromptState] | frozenset[PromptState],
+    verb: str,
 ) -> PromptRecord:
     current = _get(conn, prompt_id)
     if current.state not in allowed:

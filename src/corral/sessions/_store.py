@@ -20,7 +20,7 @@ import functools
 import itertools
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -37,7 +37,7 @@ from ._models import (
     SessionState,
     ViewState,
 )
-from ._writer import DbWriter, Operation, Pending
+from ._writer import Op, Operation, Pending, Writer
 
 _attachments = msgspec.json.Decoder(tuple[Attachment, ...])
 _json = msgspec.json.Encoder()
@@ -62,7 +62,7 @@ class SessionStore:
         conn: sqlite3.Connection,
         *,
         on_stored: OnStored | None = None,
-        writer: DbWriter | None = None,
+        writer: Writer | None = None,
     ) -> None:
         self.conn = conn
         self.on_stored = on_stored
@@ -110,28 +110,19 @@ class SessionStore:
         sid = session_id or uuid.uuid4().hex
         now = to_db_time(utcnow())
 
-        def op(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                """INSERT INTO sessions (id, adapter_id, model, effort, cwd, intent,
-                   allowed_commands, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)""",
-                (
-                    sid,
-                    spec.adapter_id,
-                    spec.model,
-                    spec.effort,
-                    spec.cwd,
-                    Intent(spec.intent).value if spec.intent is not None else None,
-                    msgspec.json.encode(list(spec.allowed_commands)).decode(),
-                    SessionState.CREATED.value,
-                    now,
-                    now,
-                ),
-            )
-            conn.execute(
-                "INSERT INTO session_view (session_id, updated_at) VALUES (?, ?)", (sid, now)
-            )
-
-        self._write(op)
+        row = (
+            sid,
+            spec.adapter_id,
+            spec.model,
+            spec.effort,
+            spec.cwd,
+            Intent(spec.intent).value if spec.intent is not None else None,
+            msgspec.json.encode(list(spec.allowed_commands)).decode(),
+            SessionState.CREATED.value,
+            now,
+            now,
+        )
+        self._write(Op(_create_op, row))
         return self.get(sid)
 
     def get(self, session_id: str) -> SessionRecord:
@@ -178,12 +169,7 @@ class SessionStore:
         sets = ", ".join(f"{k} = ?" for k in fields)
         sql = f"UPDATE sessions SET {sets}, updated_at = ? WHERE id = ?"
 
-        def op(conn: sqlite3.Connection) -> None:
-            cur = conn.execute(sql, (*values, to_db_time(utcnow()), session_id))
-            if cur.rowcount == 0:
-                raise SessionNotFoundError(session_id)
-
-        return op
+        return Op(_update_op, sql, tuple(values), session_id)
 
     def live_owners(self) -> dict[str, int | None]:
         """Sessions recorded as live, with the pid of the process that runs them."""
@@ -196,7 +182,8 @@ class SessionStore:
     def mark_disconnected(self, session_ids: Iterable[str]) -> None:
         rows = [(SessionState.DISCONNECTED.value, to_db_time(utcnow()), i) for i in session_ids]
         self._write(
-            lambda conn: conn.executemany(
+            Op(
+                _executemany,
                 "UPDATE sessions SET state = ?, owner_pid = NULL, updated_at = ? WHERE id = ?",
                 rows,
             )
@@ -271,14 +258,14 @@ class SessionStore:
         self._insert_now(_rows(envelopes))
 
     def _insert_now(self, rows: list[tuple[Any, ...]]) -> None:
-        self._write(lambda conn: _insert(conn, rows))
+        self._write(Op(_insert, rows))
 
     def append_events_soon(self, envelopes: Iterable[Envelope]) -> Pending[None]:
         """:meth:`append_events`, submitted (see :meth:`write_soon`)."""
         return self._insert_soon(_rows(envelopes))
 
     def _insert_soon(self, rows: list[tuple[Any, ...]]) -> Pending[None]:
-        return self.write_soon(lambda conn: _insert(conn, rows), savepoint=len(rows) > INSERT_ROWS)
+        return self.write_soon(Op(_insert, rows), savepoint=len(rows) > INSERT_ROWS)
 
     def events(
         self, session_id: str, *, after: int = 0, limit: int | None = None
@@ -305,7 +292,8 @@ class SessionStore:
     def reserve_seq_soon(self, session_id: str, upto: int) -> Pending[Any]:
         """Submit ``reservation = max(reservation, upto)`` (one statement, see :meth:`write_soon`)."""
         return self.write_soon(
-            lambda conn: conn.execute(
+            Op(
+                _execute,
                 "INSERT INTO event_seq_reservations (session_id, reserved) VALUES (?, ?)"
                 " ON CONFLICT(session_id) DO UPDATE"
                 " SET reserved = MAX(reserved, excluded.reserved)",
@@ -319,9 +307,7 @@ class SessionStore:
         ``seq`` handed out is stored by the batches submitted before this)."""
         rows = [(sid,) for sid in session_ids]
         return self.write_soon(
-            lambda conn: conn.executemany(
-                "DELETE FROM event_seq_reservations WHERE session_id = ?", rows
-            )
+            Op(_executemany, "DELETE FROM event_seq_reservations WHERE session_id = ?", rows)
         )
 
     def last_seq(self, session_id: str) -> int:
@@ -351,7 +337,8 @@ class SessionStore:
     def save_view(self, session_id: str, view: ViewState) -> ViewState:
         self.get(session_id)
         self._write(
-            lambda conn: conn.execute(
+            Op(
+                _execute,
                 """INSERT INTO session_view (session_id, draft_text, draft_attachments, edit_target,
                    scroll_position, follow, updated_at) VALUES (?,?,?,?,?,?,?)
                    ON CONFLICT(session_id) DO UPDATE SET draft_text = excluded.draft_text,
@@ -370,6 +357,33 @@ class SessionStore:
             )
         )
         return self.view(session_id)
+
+
+def _create_op(conn: sqlite3.Connection, row: tuple[Any, ...]) -> None:
+    conn.execute(
+        """INSERT INTO sessions (id, adapter_id, model, effort, cwd, intent,
+           allowed_commands, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)""",
+        row,
+    )
+    conn.execute(
+        "INSERT INTO session_view (session_id, updated_at) VALUES (?, ?)", (row[0], row[-1])
+    )
+
+
+def _update_op(
+    conn: sqlite3.Connection, sql: str, values: tuple[Any, ...], session_id: str
+) -> None:
+    cur = conn.execute(sql, (*values, to_db_time(utcnow()), session_id))
+    if cur.rowcount == 0:
+        raise SessionNotFoundError(session_id)
+
+
+def _execute(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> None:
+    conn.execute(sql, args)
+
+
+def _executemany(conn: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+    conn.executemany(sql, rows)
 
 
 def _rows(envelopes: Iterable[Envelope]) -> list[tuple[Any, ...]]:

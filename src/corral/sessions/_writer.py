@@ -32,12 +32,15 @@ import contextlib
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .. import _db
+from .._db import Op
+
+__all__ = ["Batches", "DbWriter", "Op", "Operation", "Pending", "Writer"]
 
 T = TypeVar("T")
 Operation = Callable[[sqlite3.Connection], T]
@@ -61,17 +64,95 @@ Pending = Future[T] | asyncio.Future[T]
 """A submitted write: a concurrent future, or an asyncio one on the event loop."""
 
 
+class Writer(Protocol):
+    """What the store and the queue need of a writer: :class:`DbWriter` (a thread) or
+    :class:`~corral.sessions._writer_process.ProcessDbWriter` (a process)."""
+
+    @property
+    def batches(self) -> int: ...
+
+    @property
+    def operations(self) -> int: ...
+
+    def submit(
+        self, operation: Operation[T], *, durable: bool = True, savepoint: bool = True
+    ) -> Future[T]: ...
+
+    def submit_async(
+        self, operation: Operation[T], *, durable: bool = True, savepoint: bool = True
+    ) -> asyncio.Future[T]: ...
+
+    def wait_written(self, timeout: float | None = None) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class Batches:
+    """One write connection's group commits: the writer thread's, and a writer process's
+    (:mod:`corral.sessions._writer_process`)."""
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.conn = _db.connect(db_path, synchronous="FULL")
+        self.mode = "FULL"
+        self.batches = 0
+        self.operations = 0
+
+    def commit(self, batch: Sequence[tuple[Operation[Any], bool, bool]]) -> list[tuple[bool, Any]]:
+        """Run each ``(operation, durable, savepoint)`` of ``batch`` in one transaction, with
+        ``synchronous=FULL`` when one is durable; each operation's ``(ok, result or error)``.
+        If the transaction as a whole fails, every operation gets its error (and a
+        ``BaseException`` such as ``KeyboardInterrupt`` is raised after the rollback)."""
+        conn = self.conn
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            mode = "FULL" if any(durable for _, durable, _ in batch) else "NORMAL"
+            if mode != self.mode:
+                conn.execute(f"PRAGMA synchronous = {mode}")
+                self.mode = mode
+            conn.execute("BEGIN IMMEDIATE")
+            for operation, _, savepoint in batch:
+                outcomes.append(self._one(conn, operation, savepoint))
+            conn.execute("COMMIT")
+        except BaseException as exc:  # the batch as a whole failed: nothing of it took effect
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if not isinstance(exc, Exception):
+                raise
+            return [(False, exc)] * len(batch)
+        self.batches += 1
+        return outcomes
+
+    def _one(
+        self, conn: sqlite3.Connection, operation: Operation[Any], savepoint: bool
+    ) -> tuple[bool, Any]:
+        self.operations += 1
+        if not savepoint:  # one statement at most: a failing one is undone by SQLite itself
+            try:
+                return True, operation(conn)
+            except Exception as exc:
+                if not conn.in_transaction:
+                    raise
+                return False, exc
+        conn.execute("SAVEPOINT corral_op")
+        try:
+            value = operation(conn)
+        except Exception as exc:
+            if not conn.in_transaction:  # SQLite rolled the whole transaction back itself
+                raise
+            conn.execute("ROLLBACK TO corral_op")
+            conn.execute("RELEASE corral_op")
+            return False, exc
+        conn.execute("RELEASE corral_op")
+        return True, value
+
+
 class DbWriter:
     """One thread, one connection, group commit (see the module docstring)."""
 
     def __init__(self, db_path: str | Path, *, max_batch: int = MAX_BATCH) -> None:
         self.max_batch = max_batch
-        self.batches = 0
-        """Transactions committed so far (each one fsync)."""
-        self.operations = 0
-        """Operations that ran so far (committed or not)."""
-        self._conn = _db.connect(db_path, synchronous="FULL")
-        self._mode = "FULL"
+        self._batches = Batches(db_path)
         self._items: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
@@ -152,29 +233,27 @@ class DbWriter:
                         self._done += len(batch)
                         self._progress.notify_all()
         finally:
-            self._conn.close()
+            self._batches.conn.close()
+
+    @property
+    def batches(self) -> int:
+        """Transactions committed so far (each one fsync)."""
+        return self._batches.batches
+
+    @property
+    def operations(self) -> int:
+        """Operations that ran so far (committed or not)."""
+        return self._batches.operations
 
     def _commit(self, batch: list[_Item]) -> None:
         live = [item for item in batch if _start(item)]
         if not live:
             return
-        conn = self._conn
-        outcomes: list[tuple[bool, Any]] = []
         try:
-            self._synchronous("FULL" if any(item[2] for item in live) else "NORMAL")
-            conn.execute("BEGIN IMMEDIATE")
-            for operation, _, _, savepoint, _ in live:
-                outcomes.append(self._one(conn, operation, savepoint))
-            conn.execute("COMMIT")
-        except BaseException as exc:  # the batch as a whole failed: nothing of it took effect
-            if conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
+            outcomes = self._batches.commit([(item[0], item[2], item[3]) for item in live])
+        except BaseException as exc:
             self._answer(live, [(False, exc)] * len(live))
-            if not isinstance(exc, Exception):
-                raise
-            return
-        self.batches += 1
+            raise
         self._answer(live, outcomes)
 
     def _answer(self, live: list[_Item], outcomes: list[tuple[bool, Any]]) -> None:
@@ -189,34 +268,6 @@ class DbWriter:
         for loop, answers in on_loops.items():
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
                 loop.call_soon_threadsafe(_settle, answers)
-
-    def _synchronous(self, mode: str) -> None:
-        if mode != self._mode:
-            self._conn.execute(f"PRAGMA synchronous = {mode}")
-            self._mode = mode
-
-    def _one(
-        self, conn: sqlite3.Connection, operation: Operation[Any], savepoint: bool
-    ) -> tuple[bool, Any]:
-        self.operations += 1
-        if not savepoint:  # one statement at most: a failing one is undone by SQLite itself
-            try:
-                return True, operation(conn)
-            except Exception as exc:
-                if not conn.in_transaction:
-                    raise
-                return False, exc
-        conn.execute("SAVEPOINT corral_op")
-        try:
-            value = operation(conn)
-        except Exception as exc:
-            if not conn.in_transaction:  # SQLite rolled the whole transaction back itself
-                raise
-            conn.execute("ROLLBACK TO corral_op")
-            conn.execute("RELEASE corral_op")
-            return False, exc
-        conn.execute("RELEASE corral_op")
-        return True, value
 
 
 def _start(item: _Item) -> bool:
