@@ -27,7 +27,7 @@ from starlette.types import Receive, Scope, Send
 from .._paths import ensure_private_dir, home_dir
 from .._version import __version__
 from ..errors import ConfigError, CorralError
-from ..sessions import DEFAULT_QUEUE_LIMIT, AdapterResolver, Resolver, SessionManager
+from ..sessions import DEFAULT_QUEUE_LIMIT, WRITERS, AdapterResolver, Resolver, SessionManager
 from . import (
     _adapters_api,
     _board_api,
@@ -74,6 +74,15 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     login_code_ttl: float = 600.0
     """Seconds a one-time login code stays valid (``CORRAL_LOGIN_CODE_TTL``)."""
+    writer: str = "process"
+    """Where the session manager's database writes run (``CORRAL_WRITER``): ``"process"``, a
+    child process with a GIL of its own (decision 051), or ``"thread"``, a thread of this one."""
+
+    def __post_init__(self) -> None:
+        if self.writer not in WRITERS:
+            raise ConfigError(
+                f"CORRAL_WRITER must be one of {', '.join(WRITERS)}, not {self.writer!r}"
+            )
 
     @classmethod
     def from_env(
@@ -98,6 +107,7 @@ class Settings:
                 ),
             ),
             login_code_ttl=float(_env_int("CORRAL_LOGIN_CODE_TTL", 600)),
+            writer=os.environ.get("CORRAL_WRITER") or "process",
         )
 
 
@@ -134,7 +144,10 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             async with SessionManager(
-                settings.db_path, resolver=resolver, queue_limit=settings.queue_limit
+                settings.db_path,
+                resolver=resolver,
+                queue_limit=settings.queue_limit,
+                writer=settings.writer,
             ) as manager:
                 app.state.manager = manager
                 yield

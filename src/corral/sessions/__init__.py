@@ -6,7 +6,7 @@ delivery semantics (at-most-once, *indeterminate* after a crash, never replayed 
 """
 
 from ._hub import SeqGate
-from ._manager import SessionManager
+from ._manager import WRITERS, SessionManager
 from ._models import (
     PromptRecord,
     PromptState,
@@ -22,6 +22,7 @@ from ._store import SessionStore
 
 __all__ = [
     "DEFAULT_QUEUE_LIMIT",
+    "WRITERS",
     "AdapterResolver",
     "PromptQueue",
     "PromptRecord",

@@ -71,9 +71,12 @@ from ._resolve import AdapterResolver, Resolver
 from ._resume_check import check_resume
 from ._runner import SessionRunner
 from ._store import SessionStore
-from ._writer import DbWriter, Pending
+from ._writer import DbWriter, Pending, Writer
+from ._writer_process import ProcessDbWriter
 
 CORRAL_SOURCE = "corral"
+WRITERS = ("process", "thread")
+"""Where a manager's database writes can run (``SessionManager(writer=...)``, decision 051)."""
 START_TIMEOUT = 60.0
 
 
@@ -87,12 +90,20 @@ class SessionManager:
         start_timeout: float = START_TIMEOUT,
         idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
         gate: Callable[[str], Awaitable[object]] = launch_gate,
+        writer: str = "thread",
     ) -> None:
-        # Every write goes to one writer thread that group-commits it off the event loop
-        # (decision 035); the two connections here only read. Queue transitions are fsync'd
-        # (synchronous=FULL); the transcript and session rows use NORMAL, which in WAL mode
-        # survives a crash of corral and risks only an OS crash.
-        self._writer = DbWriter(db_path)
+        # Every write goes to one writer that group-commits it off the event loop (decision
+        # 035): a thread, or a process of its own (``writer="process"``, decision 051: the
+        # SQLite work then has a GIL to itself). The two connections here only read. Queue
+        # transitions are fsync'd (synchronous=FULL); the transcript and session rows use
+        # NORMAL, which in WAL mode survives a crash of corral and risks only an OS crash.
+        self._writer: Writer
+        if writer == "thread":
+            self._writer = DbWriter(db_path)
+        elif writer == "process":
+            self._writer = ProcessDbWriter(db_path)
+        else:
+            raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r}")
         self._queue_conn = _db.connect(db_path, synchronous="FULL")
         self._store_conn = _db.connect(db_path, synchronous="NORMAL")
         self.store = SessionStore(self._store_conn, on_stored=self._stored, writer=self._writer)
@@ -159,10 +170,11 @@ class SessionManager:
         return sessions, prompts
 
     def submit_write(self, operation: Callable[[sqlite3.Connection], Any]) -> Future[Any]:
-        """Run ``operation`` in the manager's writer thread, in a transaction with the other
-        writes of the moment (``synchronous=NORMAL``); the future resolves once committed. For
-        other tables of the same database (the event board), so they never take SQLite's write
-        lock on the event loop."""
+        """Run ``operation`` in the manager's writer, in a transaction with the other writes of
+        the moment (``synchronous=NORMAL``); the future resolves once committed. For other
+        tables of the same database (the event board), so they never take SQLite's write lock
+        on the event loop. With ``writer="process"`` the operation must pickle (an
+        :class:`~corral._db.Op`); one that does not raises ``TypeError`` here."""
         return self._writer.submit(operation, durable=False)
 
     # ── events ──

@@ -18,7 +18,8 @@ The parent then restarts corral on the same database and checks:
 * after resuming, every still-queued prompt is delivered exactly once, in queue order, and no
   indeterminate prompt is replayed.
 
-Used by ``tests/unit/sessions/test_crash.py`` (200 trials) and ``python -m benchmarks`` (1,000).
+Used by ``tests/unit/sessions/test_crash.py`` (200 trials on the writer thread, 100 on the
+writer process) and ``python -m benchmarks`` (1,000, ``--writer`` either).
 """
 
 from __future__ import annotations
@@ -78,8 +79,12 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-async def _child_main(workdir: Path, config: ScriptConfig, prompts: int, progress: int) -> None:
-    async with SessionManager(workdir / "corral.db", resolver=_resolver(config)) as mgr:
+async def _child_main(
+    workdir: Path, config: ScriptConfig, prompts: int, progress: int, writer: str
+) -> None:
+    async with SessionManager(
+        workdir / "corral.db", resolver=_resolver(config), writer=writer
+    ) as mgr:
         record = await mgr.create_session(SessionSpec(adapter_id="scripted"))
 
         async def report() -> None:
@@ -99,7 +104,11 @@ async def _child_main(workdir: Path, config: ScriptConfig, prompts: int, progres
     os.write(progress, b"D")
 
 
-def run_trial(rng: random.Random, *, prompts: int = 4, root: Path | None = None) -> TrialResult:
+def run_trial(
+    rng: random.Random, *, prompts: int = 4, root: Path | None = None, writer: str = "thread"
+) -> TrialResult:
+    """One trial; ``writer`` is the manager's (``"process"``: the kill lands on the corral
+    process, and its writer's process dies with it)."""
     with tempfile.TemporaryDirectory(dir=root, prefix="corral-crash-") as tmp:
         workdir = Path(tmp)
         config = ScriptConfig(
@@ -115,7 +124,7 @@ def run_trial(rng: random.Random, *, prompts: int = 4, root: Path | None = None)
             os.close(read_fd)
             code = 0
             try:
-                asyncio.run(_child_main(workdir, config, prompts, write_fd))
+                asyncio.run(_child_main(workdir, config, prompts, write_fd, writer))
             except BaseException:
                 code = 1
             os._exit(code)
@@ -134,7 +143,7 @@ def run_trial(rng: random.Random, *, prompts: int = 4, root: Path | None = None)
         if finished is None:
             code = os.waitstatus_to_exitcode(status)
             result.violations.append(f"the child corral exited on its own (code {code})")
-        asyncio.run(_verify(workdir, config, result))
+        asyncio.run(_verify(workdir, config, result, writer))
         return result
 
 
@@ -155,11 +164,13 @@ def _read_ticks(fd: int, target: int) -> tuple[int, bool | None]:
     return ticks, False
 
 
-async def _verify(workdir: Path, config: ScriptConfig, result: TrialResult) -> None:
+async def _verify(workdir: Path, config: ScriptConfig, result: TrialResult, writer: str) -> None:
     bad = result.violations.append
     accepted = _lines(workdir / "accepted")
     truth_path = workdir / "truth"
-    async with SessionManager(workdir / "corral.db", resolver=_resolver(config)) as mgr:
+    async with SessionManager(
+        workdir / "corral.db", resolver=_resolver(config), writer=writer
+    ) as mgr:
         sessions = mgr.list_sessions()
         if not sessions:
             if accepted:

@@ -31,10 +31,19 @@ def adapter_cls() -> type[ScriptedAdapter]:
 
 
 @pytest.fixture
+def writer_kind() -> str:
+    """The manager's writer; a module that runs on both overrides this with a parametrized
+    fixture (``corral serve`` uses the process, the library the thread)."""
+    return "thread"
+
+
+@pytest.fixture
 async def manager(
-    db_path: Path, adapter_cls: type[ScriptedAdapter]
+    db_path: Path, adapter_cls: type[ScriptedAdapter], writer_kind: str
 ) -> AsyncIterator[SessionManager]:
-    async with SessionManager(db_path, resolver=resolver_for(adapter_cls)) as mgr:
+    async with SessionManager(
+        db_path, resolver=resolver_for(adapter_cls), writer=writer_kind
+    ) as mgr:
         yield mgr
 
 

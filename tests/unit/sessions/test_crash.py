@@ -1,4 +1,8 @@
-"""SIGKILL corral at random points of delivery (200 trials); see corral.testing._queue_crash."""
+"""SIGKILL corral at random points of delivery; see corral.testing._queue_crash.
+
+On both writers: the thread (the library's) and the process (``corral serve``'s, decision 051),
+whose kills land on the corral process while its writer's process goes on until the kernel ends
+it."""
 
 from __future__ import annotations
 
@@ -6,19 +10,22 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from corral.testing._queue_crash import run_trial
 
-TRIALS = 200
+TRIALS = {"thread": 200, "process": 100}
 
 
-def test_crash_trials_lose_nothing_and_deliver_nothing_twice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("writer", sorted(TRIALS))
+def test_crash_trials_lose_nothing_and_deliver_nothing_twice(tmp_path: Path, writer: str) -> None:
     rng = random.Random(8)  # fixed seed: a failure reproduces
     states: Counter[str] = Counter()
     violations: list[str] = []
     killed_mid_queue = 0
     received_but_unacked = 0
-    for trial in range(TRIALS):
-        result = run_trial(rng, root=tmp_path)
+    for trial in range(TRIALS[writer]):
+        result = run_trial(rng, root=tmp_path, writer=writer)
         violations += [f"trial {trial}: {v}" for v in result.violations]
         states.update(result.states_after_recovery)
         killed_mid_queue += bool(result.states_after_recovery["queued"])

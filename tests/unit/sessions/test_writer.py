@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import sqlite3
+import tempfile
 import threading
 import time
 from concurrent.futures import Future
@@ -16,6 +17,7 @@ import pytest
 from corral import _db
 from corral.errors import QueueError
 from corral.sessions import (
+    WRITERS,
     PromptQueue,
     PromptState,
     SessionManager,
@@ -23,9 +25,23 @@ from corral.sessions import (
     SessionState,
     SessionStore,
 )
-from corral.sessions._writer import DbWriter
+from corral.sessions._writer import DbWriter, Op, Writer
+from corral.sessions._writer_process import ProcessDbWriter
+from corral.testing import _writer_ops as ops
+from corral.testing._writer_ops import Latch
 
 from .conftest import new_session
+
+
+@pytest.fixture(name="writer_kind", params=WRITERS)
+def _writer_kind(request: pytest.FixtureRequest) -> str:
+    """Every test here runs on the thread and on the process (decision 051)."""
+    kind: str = request.param
+    return kind
+
+
+def _writer(kind: str, db: Path) -> Writer:
+    return ProcessDbWriter(db) if kind == "process" else DbWriter(db)
 
 
 def _session(db: Path) -> str:
@@ -47,27 +63,25 @@ def _texts(db: Path, sid: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _hold(writer: DbWriter) -> tuple[threading.Event, threading.Event, Future[None]]:
+def _hold(writer: Writer, folder: Path) -> tuple[Latch, Latch, Future[None]]:
     """Submit an operation that keeps the writer busy until released, so what is submitted
-    meanwhile lands in one batch."""
-    started, release = threading.Event(), threading.Event()
-
-    def op(conn: sqlite3.Connection) -> None:
-        started.set()
-        release.wait(10)
-
-    future = writer.submit(op)
+    meanwhile lands in one batch (its latches are files in ``folder``)."""
+    folder = Path(tempfile.mkdtemp(prefix="hold-", dir=folder))
+    started, release = Latch(folder / "started"), Latch(folder / "release")
+    future = writer.submit(Op(ops.hold, started, release, 10.0))
     assert started.wait(10)
     return started, release, future
 
 
-def test_operations_waiting_together_commit_in_one_batch_in_order(tmp_path: Path) -> None:
+def test_operations_waiting_together_commit_in_one_batch_in_order(
+    tmp_path: Path, writer_kind: str
+) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
-        _, release, held = _hold(writer)
+        _, release, held = _hold(writer, tmp_path)
         batches = writer.batches
         futures = [writer.submit(queue._enqueue(sid, f"p{i}", (), None, None)) for i in range(20)]
         claim = queue.claim_next_soon(sid)  # submitted after the enqueues, so it sees them
@@ -85,14 +99,14 @@ def test_operations_waiting_together_commit_in_one_batch_in_order(tmp_path: Path
         writer.close()
 
 
-def test_an_answer_comes_only_after_the_commit(tmp_path: Path) -> None:
+def test_an_answer_comes_only_after_the_commit(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     seen_at_answer: list[list[str]] = []
     try:
-        _, release, _ = _hold(writer)
+        _, release, _ = _hold(writer, tmp_path)
         future = writer.submit(queue._enqueue(sid, "durable", (), None, None))
         # another connection, as after a crash: what the writer was told is not there yet
         answered = threading.Event()
@@ -113,20 +127,17 @@ def test_an_answer_comes_only_after_the_commit(tmp_path: Path) -> None:
         writer.close()
 
 
-def test_a_failing_operation_rolls_back_alone(tmp_path: Path) -> None:
+def test_a_failing_operation_rolls_back_alone(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
-        _, release, _ = _hold(writer)
+        _, release, _ = _hold(writer, tmp_path)
         first = writer.submit(queue._enqueue(sid, "a", (), None, None))
-
-        def half_then_fail(conn: sqlite3.Connection) -> None:
-            queue._enqueue(sid, "b", (), None, None)(conn)
-            raise QueueError("refused on purpose")
-
-        bad = writer.submit(half_then_fail)
+        bad = writer.submit(
+            Op(ops.then_fail, queue._enqueue(sid, "b", (), None, None), "refused on purpose")
+        )
         last = writer.submit(queue._enqueue(sid, "c", (), None, None))
         release.set()
         assert first.result(10).text == "a"
@@ -138,21 +149,17 @@ def test_a_failing_operation_rolls_back_alone(tmp_path: Path) -> None:
         writer.close()
 
 
-def test_a_failed_commit_fails_the_whole_batch(tmp_path: Path) -> None:
+def test_a_failed_commit_fails_the_whole_batch(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
-        _, release, _ = _hold(writer)
+        _, release, _ = _hold(writer, tmp_path)
         good = writer.submit(queue._enqueue(sid, "good", (), None, None))
-
-        def breaks_the_commit(conn: sqlite3.Connection) -> None:
-            # a foreign key checked only at COMMIT: the commit of the batch fails
-            conn.execute("PRAGMA defer_foreign_keys = ON")
-            queue._enqueue("no-such-session", "orphan", (), None, None)(conn)
-
-        bad = writer.submit(breaks_the_commit)
+        # a foreign key checked only at COMMIT: the commit of the batch fails
+        orphan = queue._enqueue("no-such-session", "orphan", (), None, None)
+        bad = writer.submit(Op(ops.break_the_commit, orphan))
         release.set()
         for future in (good, bad):
             with pytest.raises(sqlite3.IntegrityError):
@@ -166,7 +173,7 @@ def test_a_failed_commit_fails_the_whole_batch(tmp_path: Path) -> None:
 
 
 def test_a_kill_in_the_middle_of_a_batch_loses_only_unanswered_operations(
-    tmp_path: Path,
+    tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
@@ -175,21 +182,18 @@ def test_a_kill_in_the_middle_of_a_batch_loses_only_unanswered_operations(
     pid = os.fork()
     if pid == 0:  # a corral that is SIGKILLed while its writer is inside a transaction
         try:
-            writer = DbWriter(db)
+            writer = _writer(writer_kind, db)
             queue = PromptQueue(_db.connect(db), writer=writer)
+            if isinstance(writer, ProcessDbWriter):
+                (tmp_path / "writer-pid").write_text(str(writer.pid))
             for i in range(3):  # answered: durable
                 queue.enqueue(sid, f"kept-{i}")
                 with answered.open("a") as f:
                     f.write(f"kept-{i}\n")
-            _, release, _ = _hold(writer)
+            _, release, _ = _hold(writer, tmp_path)
             for i in range(5):
                 writer.submit(queue._enqueue(sid, f"lost-{i}", (), None, None))
-
-            def stuck(conn: sqlite3.Connection) -> None:
-                in_batch.write_text("yes")
-                time.sleep(60)
-
-            writer.submit(stuck)
+            writer.submit(Op(ops.stuck, str(in_batch), 60.0))
             release.set()
             time.sleep(60)
         finally:
@@ -206,6 +210,29 @@ def test_a_kill_in_the_middle_of_a_batch_loses_only_unanswered_operations(
     assert kept == ["kept-0", "kept-1", "kept-2"]
     # every answered prompt survived; the batch that never committed left nothing behind
     assert _texts(db, sid) == kept
+    if writer_kind == "process":  # the writer's process died with the corral that started it
+        assert _gone(int((tmp_path / "writer-pid").read_text()), 10)
+    # nobody holds the write lock any more: the stuck transaction ended with its process
+    conn = sqlite3.connect(db, timeout=5)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.rollback()
+    finally:
+        conn.close()
+
+
+def _gone(pid: int, timeout: float) -> bool:
+    """Whether process ``pid`` is gone or a zombie within ``timeout`` seconds (Linux)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
 
 
 async def test_asend_is_durable_when_it_returns_and_shares_commits(
@@ -224,13 +251,15 @@ async def test_asend_is_durable_when_it_returns_and_shares_commits(
 
 
 async def test_a_read_after_the_claim_started_sees_the_session_busy(
-    manager: SessionManager,
+    manager: SessionManager, tmp_path: Path
 ) -> None:
     sid = await new_session(manager)
     writer = manager.queue.writer
     assert writer is not None
     prompt = await manager.asend(sid, "[hang] long turn")
-    _, release, _ = _hold(writer)  # the claim the delivery loop submits now waits behind this
+    _, release, _ = _hold(
+        writer, tmp_path
+    )  # the claim the delivery loop submits now waits behind this
     for _ in range(3):
         await asyncio.sleep(0)
     threading.Timer(0.3, release.set).start()
@@ -239,23 +268,17 @@ async def test_a_read_after_the_claim_started_sees_the_session_busy(
     assert manager.queue.get(prompt.id).state in (PromptState.SENDING, PromptState.DELIVERED)
 
 
-def test_a_failing_one_statement_operation_without_savepoint_fails_alone(tmp_path: Path) -> None:
+def test_a_failing_one_statement_operation_without_savepoint_fails_alone(
+    tmp_path: Path, writer_kind: str
+) -> None:
     db = tmp_path / "w.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
-        _, release, held = _hold(writer)
+        _, release, held = _hold(writer, tmp_path)
         first = writer.submit(queue._enqueue(sid, "a", (), None, None), savepoint=False)
-
-        def duplicate(conn: sqlite3.Connection) -> None:  # one INSERT that violates the key
-            conn.execute(
-                "INSERT INTO prompts (id, session_id, position, state, text, attachments,"
-                " launch, created_at, updated_at) SELECT id, session_id, position + 100, state,"
-                " text, attachments, launch, created_at, updated_at FROM prompts"
-            )
-
-        bad = writer.submit(duplicate, savepoint=False)
+        bad = writer.submit(Op(ops.duplicate_prompts), savepoint=False)  # violates the key
         last = writer.submit(queue._enqueue(sid, "c", (), None, None), savepoint=False)
         batches = writer.batches
         release.set()
@@ -270,10 +293,12 @@ def test_a_failing_one_statement_operation_without_savepoint_fails_alone(tmp_pat
         writer.close()
 
 
-async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(tmp_path: Path) -> None:
+async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(
+    tmp_path: Path, writer_kind: str
+) -> None:
     db = tmp_path / "c.db"
     _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     try:
         loop = asyncio.get_running_loop()
         handovers: list[object] = []
@@ -284,10 +309,10 @@ async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(tmp_p
             return real(callback, *args)
 
         loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
-        _, release, held = _hold(writer)
-        futures = [writer.submit_async(lambda conn, i=i: i, durable=False) for i in range(20)]
-        withdrawn = writer.submit_async(lambda conn: conn.execute("SELECT 1/0"))
-        withdrawn.cancel()  # before its batch ran: it never runs
+        _, release, held = _hold(writer, tmp_path)
+        futures = [writer.submit_async(Op(ops.value, i), durable=False) for i in range(20)]
+        cancelled = writer.submit_async(Op(ops.value, "late"))
+        cancelled.cancel()  # before its batch ran (the thread withdraws it, the process not)
         release.set()
         assert await asyncio.wait_for(asyncio.gather(*futures), 10) == list(range(20))
         assert held.result(10) is None
@@ -298,16 +323,14 @@ async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(tmp_p
 
 
 async def test_wait_written_returns_once_every_submitted_write_is_committed(
-    tmp_path: Path,
+    tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "c.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     try:
-        _, release, held = _hold(writer)
-        queued = writer.submit_async(
-            lambda conn: conn.execute("UPDATE sessions SET model = 'm' WHERE id = ?", (sid,))
-        )
+        _, release, held = _hold(writer, tmp_path)
+        queued = writer.submit_async(Op(ops.set_model, sid, "m"))
         assert writer.wait_written(timeout=0.01) is False  # the held batch is still running
         release.set()
         assert await asyncio.to_thread(writer.wait_written, 10)
@@ -323,17 +346,17 @@ async def test_wait_written_returns_once_every_submitted_write_is_committed(
 
 
 def test_a_read_behind_a_stuck_writer_fails_within_its_bound(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, writer_kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from corral.sessions import _store
 
     db = tmp_path / "s.db"
     sid = _session(db)
-    writer = DbWriter(db)
+    writer = _writer(writer_kind, db)
     conn = _db.connect(db)
     try:
         store = SessionStore(conn, writer=writer)
-        _, release, held = _hold(writer)
+        _, release, held = _hold(writer, tmp_path)
         monkeypatch.setattr(_store, "WRITTEN_TIMEOUT", 0.05)
         with pytest.raises(sqlite3.OperationalError, match=r"committed nothing for 0\.05 s"):
             store.get(sid)  # a read that waits for the writes before it
