@@ -26,7 +26,10 @@ def _queue_crash(args: argparse.Namespace) -> bool:
     quick = args.quick
     from . import queue_crash
 
-    return bool(queue_crash.run(trials=100 if quick else 1000)["violations"])
+    trials = 100 if quick else 1000
+    # on both writers: the library's thread and corral serve's process (decision 051)
+    results = [queue_crash.run(trials=trials, writer=writer) for writer in ("thread", "process")]
+    return any(result["violations"] for result in results)
 
 
 def _claude_parse(args: argparse.Namespace) -> bool:

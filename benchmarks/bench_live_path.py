@@ -21,8 +21,8 @@ it as much as in corral's figure. Two scenarios: ``idle`` (the anchor and one se
 receive − send per event; the part of it before the session layer numbered the event (the
 envelope's ``ts``, a wall clock, brought to the monotonic one by an offset read in the observer:
 the pipe, framing, parser and redaction; the rest is the store's group commit, the hub and the SSE
-write); corral's added p50 and p99 over the anchor; the service's CPU per event; and whether every
-delta arrived.
+write); corral's added p50 and p99 over the anchor; the service's CPU per event (its writer's
+process included); and whether every delta arrived.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import httpx
 
 from . import _stamp_cli
 from ._serve_session import HEADERS, ServeChild, serve_child, sse_events
-from .bench_serve_scale import _cpu_s, _py_spy, _thread_cpu_s
+from .bench_serve_scale import _cpu_s, _py_spy, _thread_cpu_s, _writer_cpu_s
 
 STAMP = re.compile(rb"\[t=(\d+)\]")
 TS = re.compile(rb'"ts":"([^"]+)"')
@@ -178,6 +178,7 @@ async def scenario(
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout)
         spy = _py_spy(profile, child.pid) if profile else None
         cpu0, threads0, t0 = _cpu_s(child.pid), _thread_cpu_s(child.pid), time.monotonic()
+        writer0 = _writer_cpu_s(child.pid)
         go.set()
         (measured, split), *rest = await asyncio.wait_for(asyncio.gather(*sessions), timeout)
         if spy is not None:
@@ -187,6 +188,7 @@ async def scenario(
         bare = await asyncio.wait_for(anchor, timeout)
         cpu, wall = _cpu_s(child.pid) - cpu0, time.monotonic() - t0
         threads = {k: v - threads0.get(k, 0.0) for k, v in _thread_cpu_s(child.pid).items()}
+        writer = _writer_cpu_s(child.pid) - writer0
     seen = len(measured) + sum(len(o) for o in others)
     return {
         "busy": busy,
@@ -197,7 +199,8 @@ async def scenario(
         "complete": all(len(s) == int(env[_stamp_cli.EVENTS_ENV]) for s in (measured, *others)),
         "events": seen,
         "events_per_s": seen / wall,
-        "cpu_per_event_us": cpu / max(1, seen) * 1e6,
+        "cpu_per_event_us": (cpu + writer) / max(1, seen) * 1e6,
+        "writer_cpu_per_event_us": writer / max(1, seen) * 1e6,
         "loop_cpu_per_event_us": threads.get("main", 0.0) / max(1, seen) * 1e6,
     }
 
@@ -267,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  {r['events']} events at {r['events_per_s']:,.0f}/s, service CPU"
             f" {r['cpu_per_event_us']:.0f} µs per event ({r['loop_cpu_per_event_us']:.0f} on the"
-            f" event loop's thread); every delta arrived: {r['complete']}"
+            f" event loop's thread, {r['writer_cpu_per_event_us']:.0f} in the writer's process);"
+            f" every delta arrived: {r['complete']}"
         )
         ok = ok and bool(r["complete"])
     print(f"load average at the start: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")

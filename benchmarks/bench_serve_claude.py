@@ -6,7 +6,8 @@ part 3, second half).
 A ``corral serve`` child on 127.0.0.1 runs ``--sessions`` concurrent ``claude-code`` sessions of
 the pinned Claude Code CLI, redirected to the scripted model server (``FakeModelServer``, on
 loopback), one SSE observer each; every session gets ``--prompts`` prompts. The figures are of
-corral's own process only (the ``corral serve`` Python process, not the ``claude`` children):
+corral's own processes only (the ``corral serve`` Python process and its database writer's
+process, not the ``claude`` children):
 
 * CPU seconds (user + system, all threads) from the first prompt to the last turn's end, per session
   and per turn, next to the CPU of the ``claude`` processes in the same interval (the anchor: the
@@ -34,14 +35,38 @@ from corral._paths import cache_dir
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
 
-from .bench_serve_scale import TOKEN, Observer, _cpu_s, _free_port, _rss_kib, observe
+from .bench_serve_scale import (
+    TOKEN,
+    Observer,
+    _cpu_s,
+    _free_port,
+    _rss_kib,
+    _writer_cpu_s,
+    _writer_pids,
+    _writers_rss_kib,
+    observe,
+)
 
 MODEL = "fake-model"
 REPLY = "Hello from the scripted model, a few words long so the reply streams in several parts."
 
 
+def _corral_cpu_s(pid: int) -> float:
+    return _cpu_s(pid) + _writer_cpu_s(pid)
+
+
+def _corral_rss_kib(pid: int) -> int:
+    return _rss_kib(pid) + _writers_rss_kib(pid)
+
+
+def _agents(pid: int) -> list[int]:
+    """Every descendant of ``pid`` but its database writer's process (the agents corral started)."""
+    writers = set(_writer_pids(pid))
+    return [kid for kid in _children(pid) if kid not in writers]
+
+
 def _children(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (the agents corral started)."""
+    """Every descendant of ``pid``."""
     found: list[int] = []
     todo = [pid]
     while todo:
@@ -126,8 +151,8 @@ async def drive(args: argparse.Namespace, pid: int, port: int, repo: Path) -> di
                     break
             except httpx.TransportError:
                 await asyncio.sleep(0.05)
-        rss_before = _rss_kib(pid)
-        cpu_before_start = _cpu_s(pid)
+        rss_before = _corral_rss_kib(pid)
+        cpu_before_start = _corral_cpu_s(pid)
 
         async def create() -> str:
             body = {"adapter_id": "claude-code", "cwd": str(repo), "model": MODEL}
@@ -137,9 +162,9 @@ async def drive(args: argparse.Namespace, pid: int, port: int, repo: Path) -> di
             return str(r.json()["id"])
 
         ids = await asyncio.gather(*(create() for _ in range(args.sessions)))
-        start_cpu = _cpu_s(pid) - cpu_before_start
+        start_cpu = _corral_cpu_s(pid) - cpu_before_start
         await asyncio.sleep(1.0)
-        rss_idle = _rss_kib(pid)
+        rss_idle = _corral_rss_kib(pid)
         observers = [Observer(sid) for sid in ids]
         readies = [asyncio.Event() for _ in observers]
         tasks = [
@@ -147,17 +172,17 @@ async def drive(args: argparse.Namespace, pid: int, port: int, repo: Path) -> di
             for o, e in zip(observers, readies, strict=True)
         ]
         await asyncio.gather(*(e.wait() for e in readies))
-        agents = _children(pid)
-        cpu0, agents_cpu0, t0 = _cpu_s(pid), _cpu_tree(agents), time.perf_counter()
+        agents = _agents(pid)
+        cpu0, agents_cpu0, t0 = _corral_cpu_s(pid), _cpu_tree(agents), time.perf_counter()
         for n in range(args.prompts):
             for sid in ids:
                 r = await client.post(f"/api/sessions/{sid}/prompts", json={"text": f"p{n}"})
                 r.raise_for_status()
         await asyncio.wait_for(asyncio.gather(*tasks), args.timeout)
         wall = time.perf_counter() - t0
-        cpu = _cpu_s(pid) - cpu0
+        cpu = _corral_cpu_s(pid) - cpu0
         agents_cpu = _cpu_tree(agents) - agents_cpu0
-        rss_busy = _rss_kib(pid)
+        rss_busy = _corral_rss_kib(pid)
         events = sum(len(o.seqs) for o in observers)
         for sid in ids:
             await client.post(f"/api/sessions/{sid}/kill", json={})

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -68,6 +69,15 @@ def _rss_kib(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def _writers_rss_kib(pid: int) -> int:
+    """The RSS of the service's database writer process, if it has one (decision 051)."""
+    total = 0
+    for kid in _writer_pids(pid):
+        with contextlib.suppress(OSError, RuntimeError):
+            total += _rss_kib(kid)
+    return total
 
 
 def _cpu_s(pid: int) -> float:
@@ -117,11 +127,41 @@ def _py_spy(out: str, pid: int, *, gil: bool = False) -> subprocess.Popen[bytes]
     )
 
 
+def _writer_pids(pid: int) -> list[int]:
+    """The service's database writer process (``corral serve``'s default, decision 051): the
+    children of ``pid`` that run ``corral.sessions._writer_process``."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            kids = [int(k) for k in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for kid in kids:
+            with contextlib.suppress(OSError):
+                if b"corral.sessions._writer_process" in Path(f"/proc/{kid}/cmdline").read_bytes():
+                    found.append(kid)
+    return found
+
+
+def _writer_cpu_s(pid: int) -> float:
+    """CPU seconds of the service's database writer process, if it has one."""
+    total = 0.0
+    for kid in _writer_pids(pid):
+        with contextlib.suppress(OSError):
+            total += _cpu_s(kid)
+    return total
+
+
 def _write_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-        if line.startswith("write_bytes:"):
-            return int(line.split()[1])
-    return 0
+    """Bytes ``pid`` and its database writer process wrote to storage."""
+    total = 0
+    for proc in (pid, *_writer_pids(pid)):
+        try:
+            lines = Path(f"/proc/{proc}/io").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(x.split()[1]) for x in lines if x.startswith("write_bytes:"))
+    return total
 
 
 @dataclass
@@ -259,6 +299,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "CORRAL_TOKEN": TOKEN,
             "CORRAL_EXTRA_ADAPTERS": SCRIPTED,
             "CORRAL_SCRIPTED_CONFIG": json.dumps(config),
+            **({"CORRAL_WRITER": args.writer} if args.writer else {}),
         }
         log = (Path(tmp) / "serve.log").open("wb")
         server = subprocess.Popen(
@@ -299,7 +340,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
             except httpx.TransportError:
                 await asyncio.sleep(0.05)
         ready_s = time.perf_counter() - t_start
-        rss_before = _rss_kib(pid)
+        rss_before = _rss_kib(pid) + _writers_rss_kib(pid)  # the writer's process too
 
         async def create() -> str:
             body = {"adapter_id": "scripted", "cwd": str(project)}
@@ -315,7 +356,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
 
         ids = await asyncio.gather(*(bounded(create()) for _ in range(args.sessions)))
         await asyncio.sleep(1.0)
-        rss_idle = _rss_kib(pid)
+        rss_idle = _rss_kib(pid) + _writers_rss_kib(pid)
 
         observers = [Observer(sid) for sid in ids for _ in range(args.observers)]
         readies = [asyncio.Event() for _ in observers]
@@ -328,6 +369,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         written_before = _write_bytes(pid)
         cpu_before = time.process_time()
         server_cpu_before = _cpu_s(pid)
+        writer_cpu_before = _writer_cpu_s(pid)
         threads_before = _thread_cpu_s(pid)
         spy = _py_spy(args.profile, pid, gil=args.profile_gil) if args.profile else None
         t0 = time.perf_counter()
@@ -346,6 +388,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         wall = time.perf_counter() - t0
         client_cpu = time.process_time() - cpu_before
         server_cpu = _cpu_s(pid) - server_cpu_before
+        writer_cpu = _writer_cpu_s(pid) - writer_cpu_before
         threads_after = _thread_cpu_s(pid)
         server_threads = {
             name: cpu - threads_before.get(name, 0.0)
@@ -357,6 +400,7 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
             spy.wait(60)
         written = _write_bytes(pid) - written_before
         rss_peak = _rss_kib(pid)
+        rss_writer = _writers_rss_kib(pid)
     per_session: dict[str, list[int]] = {}
     in_order = True
     for o in observers:
@@ -387,11 +431,13 @@ async def drive(args: argparse.Namespace, pid: int, port: int, project: Path) ->
         "p99_ms": lat[int(len(lat) * 0.99) - 1] * 1000 if lat else None,
         "rss_per_idle_session_kib": (rss_idle - rss_before) / args.sessions,
         "rss_peak_mib": rss_peak / 1024,
+        "rss_writer_mib": rss_writer / 1024,
         "write_amplification": written / once_bytes if once_bytes else None,
         "every_observer_in_order": in_order,
         "client_cpu_s": client_cpu,
         "server_cpu_s": server_cpu,
         "server_threads_cpu_s": server_threads,
+        "server_writer_cpu_s": writer_cpu,
         "load_average": os.getloadavg()[0],
     }
 
@@ -407,6 +453,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--in-flight", type=int, default=32, help="prompt POSTs (and session creations) at once"
     )
+    parser.add_argument(
+        "--writer",
+        choices=("process", "thread"),
+        help="the service's database writer (CORRAL_WRITER; default: the service's own, process)",
+    )
     parser.add_argument("--profile", help="py-spy the server during the load into this file")
     parser.add_argument(
         "--profile-gil",
@@ -418,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     r = run(args)
     anchor = (before + anchor_rate()) / 2
     print(f"service ready to answer:     {r['ready_s']:.2f} s (goal < 0.5 s)")
+    writer = args.writer or os.environ.get("CORRAL_WRITER") or "process (the default)"
+    print(f"database writer:             {writer}")
     print(f"sessions / SSE observers:    {r['sessions']} / {r['observers']}")
     print(f"events stored:               {r['events_stored']} in {r['wall_s']:.2f} s")
     print(f"prompts accepted (HTTP 201): {r['sessions'] * args.prompts} in {r['accepted_s']:.2f} s")
@@ -429,7 +482,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"delivered events/s:          {r['delivered_per_s']:,.0f}")
     print(f"adapter→observer p50 / p99:  {r['p50_ms']:.1f} / {r['p99_ms']:.1f} ms (goal p99 < 50)")
     print(f"RSS per idle session:        {r['rss_per_idle_session_kib']:.0f} KiB (goal < 1024)")
-    print(f"server RSS at the end:       {r['rss_peak_mib']:.0f} MiB")
+    print(
+        f"server RSS at the end:       {r['rss_peak_mib']:.0f} MiB"
+        f" + its writer process {r['rss_writer_mib']:.0f} MiB"
+    )
     wa = r["write_amplification"]
     print(f"SQLite write amplification:  {wa:.1f}x" if wa else "SQLite write amplification: -")
     print(f"every observer, every event, in order: {r['every_observer_in_order']}")
@@ -438,6 +494,9 @@ def main(argv: list[str] | None = None) -> int:
     wall = r["wall_s"]
     for name, cpu in sorted(r["server_threads_cpu_s"].items(), key=lambda kv: -kv[1]):
         print(f"  thread {name:<20} {cpu:.1f} s ({cpu / wall:.0%} of a core)")
+    if r["server_writer_cpu_s"] >= 0.05:
+        cpu = r["server_writer_cpu_s"]
+        print(f"  its writer process          {cpu:.1f} s ({cpu / wall:.0%} of a core)")
     print(f"  client (observers+load)    {r['client_cpu_s'] / wall:.0%} of a core")
     print(f"load average (1 min):        {r['load_average']:.1f} on {os.cpu_count()} CPUs")
     return 0 if r["every_observer_in_order"] else 1

@@ -23,7 +23,7 @@ def _empty_fork() -> None:
     os.waitpid(pid, 0)
 
 
-def run(trials: int = 1000, seed: int = 2026) -> dict[str, float]:
+def run(trials: int = 1000, seed: int = 2026, writer: str = "thread") -> dict[str, float]:
     start = time.perf_counter()
     for _ in range(50):
         _empty_fork()
@@ -35,12 +35,12 @@ def run(trials: int = 1000, seed: int = 2026) -> dict[str, float]:
     received_unacked = 0
     start = time.perf_counter()
     for i in range(trials):
-        result = run_trial(rng)
+        result = run_trial(rng, writer=writer)
         states.update(result.states_after_recovery)
         received_unacked += result.indeterminate_received
         violations += [f"trial {i}: {v}" for v in result.violations]
     per_trial = (time.perf_counter() - start) / trials
-    print(f"crash trials: {trials} (seed {seed}), violations: {len(violations)}")
+    print(f"crash trials: {trials} (seed {seed}, writer {writer}), violations: {len(violations)}")
     print(f"  prompt states found after recovery: {dict(states)}")
     print(f"  indeterminate prompts the provider had received: {received_unacked}")
     print(
