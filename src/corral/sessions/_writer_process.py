@@ -43,6 +43,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
@@ -54,6 +55,10 @@ T = TypeVar("T")
 
 START_TIMEOUT = 30.0
 """How long the constructor waits for the child to be started (not for its imports)."""
+
+SEND_TIMEOUT = 30.0
+"""How long a write waits for room in the pipe (the child reads it between its batches); a child
+that has not read for this long is taken for stuck, and killed."""
 
 _CHILD = (
     "import sys; from corral.sessions._writer_process import _child;"
@@ -155,10 +160,10 @@ class ProcessDbWriter:
                 raise sqlite3.ProgrammingError("the database writer is closed")
             self._waiting.append((future, loop))
             try:
-                _write_all(self._out, _LEN.pack(len(payload)) + payload)
-            except OSError as exc:  # the child is gone (the receiver fails what it had taken)
+                _write_all(self._out, _LEN.pack(len(payload)) + payload, SEND_TIMEOUT)
+            except (OSError, TimeoutError) as exc:  # the receiver fails what the child had taken
                 self._waiting.pop()
-                raise WriterProcessError(f"the database writer's process is gone: {exc}") from exc
+                raise WriterProcessError(self._broken(exc)) from exc
             self._submitted += 1
 
     def wait_written(self, timeout: float | None = None) -> bool:
@@ -174,14 +179,34 @@ class ProcessDbWriter:
             if self._closed:
                 return
             self._closed = True
-            with contextlib.suppress(OSError):
-                _write_all(self._out, _LEN.pack(0))
-            os.close(self._out)
+            if self._out >= 0:
+                try:
+                    _write_all(self._out, _LEN.pack(0), SEND_TIMEOUT)
+                except (OSError, TimeoutError) as exc:
+                    self._broken(exc)
+                os.close(self._out)
+                self._out = -1
         self._thread.join(CLOSE_TIMEOUT)
         proc = self._proc
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
+
+    def _broken(self, exc: BaseException) -> str:
+        """The pipe to the child failed (it is gone, or has not read for ``SEND_TIMEOUT``): kill
+        it, so the receiver fails every write it had taken; the message new writes get."""
+        if isinstance(exc, TimeoutError):
+            why = (
+                f"the database writer's process read nothing for {SEND_TIMEOUT:g} s, and was killed"
+            )
+        else:
+            why = f"the database writer's process is gone: {exc}"
+        if self._ended is None:
+            self._ended = why
+        if self._proc is not None:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+        return self._ended
 
     # ── the receiver thread ──
     def _run(self) -> None:
@@ -218,6 +243,7 @@ class ProcessDbWriter:
             self._closed = True
             self._started.set()
             return
+        os.set_blocking(down_w, False)  # so a write's wait for room has a bound (SEND_TIMEOUT)
         self._out = down_w
         self._started.set()
         self._receive(up_r)
@@ -263,9 +289,13 @@ class ProcessDbWriter:
         except subprocess.TimeoutExpired:
             code = None
         with self._lock:
-            if not self._closed:  # not a clean close: the child ended by itself
+            if not self._closed and self._ended is None:  # the child ended by itself
                 self._ended = f"the database writer's process ended (exit code {code})"
             self._closed = True
+            if self._out >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(self._out)
+                self._out = -1
             if self._waiting:
                 error = self._ended or f"the database writer's process ended (exit code {code})"
                 spec: _ErrorSpec = (WriterProcessError, (error,), {})
@@ -280,10 +310,19 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes, timeout: float | None = None) -> None:
+    """Write all of ``data``; on a non-blocking ``fd``, wait for room ``timeout`` seconds at most
+    in all (``TimeoutError``)."""
     view = memoryview(data)
+    deadline = None if timeout is None else time.monotonic() + timeout
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError from None
+            select.select([], [fd], [], left)
 
 
 def _exception(spec: _ErrorSpec) -> BaseException:

@@ -1,5 +1,6 @@
 """What only the writer in its own process has (decision 051): pickling, rebuilt errors, the
-child's death and its signals. What both writers share is in test_writer.py."""
+child's death, its signals and the bound on a full pipe. What both writers share is in
+test_writer.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,6 +170,7 @@ def test_the_end_of_the_pipe_without_a_clean_close_commits_nothing_more(
     release = _held(writer, tmp_path)
     writer.submit(queue._enqueue(sid, "dropped", (), None, None))
     os.close(writer._out)  # the parent's end of the pipe goes, without the closing frame
+    writer._out = -1
     release.set()
     assert _exit_code(pid, 10) is not None
     assert writer._proc is not None
@@ -214,3 +217,37 @@ def test_serve_uses_the_process_unless_told_otherwise(monkeypatch: pytest.Monkey
     monkeypatch.setenv("CORRAL_WRITER", "fork")
     with pytest.raises(ConfigError, match="CORRAL_WRITER must be one of process, thread"):
         Settings.from_env(db_path="x.db")
+
+
+def test_a_child_that_stops_reading_is_killed_within_the_send_bound(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from corral.sessions import _writer_process
+
+    monkeypatch.setattr(_writer_process, "SEND_TIMEOUT", 0.2)
+    writer = ProcessDbWriter(db)
+    try:
+        release = _held(writer, tmp_path)  # the child reads nothing while it holds
+        sent, refusal = _fill(writer, 100)  # 100 × 256 KiB: more than the pipe holds
+        assert refusal is not None
+        assert "read nothing for 0.2 s, and was killed" in str(refusal)
+        assert sent  # some went into the pipe before it was full; they fail with the child
+        for future in sent:
+            with pytest.raises(WriterProcessError):
+                future.result(10)
+        with pytest.raises(WriterProcessError, match="was killed"):
+            writer.submit(Op(ops.value, 1))
+        release.set()
+    finally:
+        writer.close()
+
+
+def _fill(writer: ProcessDbWriter, n: int) -> tuple[list[Any], WriterProcessError | None]:
+    """Submit ``n`` writes of 256 KiB; those sent, and the refusal that stopped them."""
+    sent: list[Any] = []
+    for _ in range(n):
+        try:
+            sent.append(writer.submit(Op(ops.value, b"x" * 262_144), durable=False))
+        except WriterProcessError as exc:
+            return sent, exc
+    return sent, None
