@@ -32,7 +32,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -147,18 +147,39 @@ class Batches:
         return True, value
 
 
-class DbWriter:
-    """One thread, one connection, group commit (see the module docstring)."""
+class Progress:
+    """What both writers count: operations submitted and done, and the wait on the two."""
 
-    def __init__(self, db_path: str | Path, *, max_batch: int = MAX_BATCH) -> None:
-        self.max_batch = max_batch
-        self._batches = Batches(db_path)
-        self._items: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+    def __init__(self) -> None:
         self._lock = threading.Lock()
+        """Held to submit (and to close): ``_submitted`` counts in submission order."""
         self._closed = False
         self._submitted = 0
         self._done = 0
         self._progress = threading.Condition()
+
+    def wait_written(self, timeout: float | None = None) -> bool:
+        """Block until every operation submitted before this call has run and its batch is
+        committed (or failed). False when ``timeout`` passed first."""
+        with self._lock:
+            target = self._submitted
+        with self._progress:
+            return self._progress.wait_for(lambda: self._done >= target, timeout)
+
+    def _count_done(self, n: int) -> None:
+        with self._progress:
+            self._done += n
+            self._progress.notify_all()
+
+
+class DbWriter(Progress):
+    """One thread, one connection, group commit (see the module docstring)."""
+
+    def __init__(self, db_path: str | Path, *, max_batch: int = MAX_BATCH) -> None:
+        super().__init__()
+        self.max_batch = max_batch
+        self._batches = Batches(db_path)
+        self._items: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="corral-queue-writer", daemon=True)
         self._thread.start()
 
@@ -191,14 +212,6 @@ class DbWriter:
             self._submitted += 1
             self._items.put(item)
 
-    def wait_written(self, timeout: float | None = None) -> bool:
-        """Block until every operation submitted before this call has run and its batch is
-        committed (or failed). False when ``timeout`` passed first."""
-        with self._lock:
-            target = self._submitted
-        with self._progress:
-            return self._progress.wait_for(lambda: self._done >= target, timeout)
-
     def close(self) -> None:
         """Commit what was already submitted, then stop the thread and close the connection."""
         with self._lock:
@@ -229,9 +242,7 @@ class DbWriter:
                 try:
                     self._commit(batch)
                 finally:
-                    with self._progress:
-                        self._done += len(batch)
-                        self._progress.notify_all()
+                    self._count_done(len(batch))
         finally:
             self._batches.conn.close()
 
@@ -257,17 +268,28 @@ class DbWriter:
         self._answer(live, outcomes)
 
     def _answer(self, live: list[_Item], outcomes: list[tuple[bool, Any]]) -> None:
-        on_loops: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
-        for (_, future, _, _, loop), (ok, value) in zip(live, outcomes, strict=True):
-            if loop is not None:
-                on_loops.setdefault(loop, []).append((future, ok, value))  # type: ignore[arg-type]
-            elif ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
-        for loop, answers in on_loops.items():
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, answers)
+        resolve(
+            (future, loop, ok, value)
+            for (_, future, _, _, loop), (ok, value) in zip(live, outcomes, strict=True)
+        )
+
+
+def resolve(
+    answers: Iterable[tuple[Pending[Any], asyncio.AbstractEventLoop | None, bool, Any]],
+) -> None:
+    """Settle each ``(future, its loop or None, ok, result or error)``: a concurrent future at
+    once, the asyncio ones with one callback per loop (one wake-up for a whole batch)."""
+    on_loops: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    for future, loop, ok, value in answers:
+        if loop is not None:
+            on_loops.setdefault(loop, []).append((future, ok, value))  # type: ignore[arg-type]
+        elif ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+    for loop, batch in on_loops.items():
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(_settle, batch)
 
 
 def _start(item: _Item) -> bool:

@@ -49,7 +49,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ._writer import CLOSE_TIMEOUT, MAX_BATCH, Batches, Operation, _settle
+from ._writer import CLOSE_TIMEOUT, MAX_BATCH, Batches, Operation, Progress, resolve
 
 T = TypeVar("T")
 
@@ -79,11 +79,12 @@ class WriterProcessError(sqlite3.OperationalError):
     """The writer's process ended before it answered."""
 
 
-class ProcessDbWriter:
+class ProcessDbWriter(Progress):
     """:class:`~corral.sessions._writer.DbWriter`'s interface over a child process (see the
     module docstring)."""
 
     def __init__(self, db_path: str | Path, *, max_batch: int = MAX_BATCH) -> None:
+        super().__init__()
         self.max_batch = max_batch
         self.batches = 0
         """Transactions committed so far (each one fsync), as the child last reported."""
@@ -91,12 +92,7 @@ class ProcessDbWriter:
         """Operations that ran so far (committed or not), as the child last reported."""
         self._db_path = str(db_path)
         self._waiting: collections.deque[_Waiting] = collections.deque()
-        self._lock = threading.Lock()
-        self._closed = False
         self._ended: str | None = None
-        self._submitted = 0
-        self._done = 0
-        self._progress = threading.Condition()
         self._started = threading.Event()
         self._start_error: BaseException | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -165,13 +161,6 @@ class ProcessDbWriter:
                 self._waiting.pop()
                 raise WriterProcessError(self._broken(exc)) from exc
             self._submitted += 1
-
-    def wait_written(self, timeout: float | None = None) -> bool:
-        """As :meth:`DbWriter.wait_written <corral.sessions._writer.DbWriter.wait_written>`."""
-        with self._lock:
-            target = self._submitted
-        with self._progress:
-            return self._progress.wait_for(lambda: self._done >= target, timeout)
 
     def close(self) -> None:
         """Commit what was already submitted, then end the child and the receiver thread."""
@@ -263,24 +252,11 @@ class ProcessDbWriter:
         self._fail_waiting()
 
     def _answer(self, outcomes: Sequence[tuple[bool, Any]]) -> None:
-        on_loops: dict[asyncio.AbstractEventLoop, list[Any]] = {}
         waiting = self._waiting
-        for ok, value in outcomes:
-            future, loop = waiting.popleft()
-            if not ok:
-                value = _exception(value)
-            if loop is not None:
-                on_loops.setdefault(loop, []).append((future, ok, value))
-            elif ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
-        for loop, answers in on_loops.items():
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-                loop.call_soon_threadsafe(_settle, answers)
-        with self._progress:
-            self._done += len(outcomes)
-            self._progress.notify_all()
+        resolve(
+            (*waiting.popleft(), ok, value if ok else _exception(value)) for ok, value in outcomes
+        )
+        self._count_done(len(outcomes))
 
     def _fail_waiting(self) -> None:
         assert self._proc is not None

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from corral import _db
 from corral.events import Envelope
-from corral.sessions import AdapterResolver, SessionManager, SessionSpec
+from corral.sessions import AdapterResolver, SessionManager, SessionSpec, SessionStore
 from corral.testing.scripted_adapter import ScriptedAdapter
 
 WAIT = 10.0
@@ -88,3 +90,23 @@ def prompt_state(state: str, prompt_id: str | None = None) -> Callable[[Envelope
         )
 
     return check
+
+
+def stored_session(db: Path) -> str:
+    """A session row written straight to ``db`` (for tests of the writers and the queue)."""
+    conn = _db.connect(db)
+    sid = SessionStore(conn).create(SessionSpec(adapter_id="scripted")).id
+    conn.close()
+    return sid
+
+
+def prompt_texts(db: Path, sid: str) -> list[str]:
+    """What another process would find on disk (a plain reader: WAL readers never wait)."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT text FROM prompts WHERE session_id = ? ORDER BY position", (sid,)
+        ).fetchall()
+    finally:
+        conn.close()
+    return [r[0] for r in rows]

@@ -21,7 +21,6 @@ from corral.sessions import (
     PromptQueue,
     PromptState,
     SessionManager,
-    SessionSpec,
     SessionState,
     SessionStore,
 )
@@ -30,7 +29,7 @@ from corral.sessions._writer_process import ProcessDbWriter
 from corral.testing import _writer_ops as ops
 from corral.testing._writer_ops import Latch
 
-from .conftest import new_session
+from .conftest import new_session, prompt_texts, stored_session
 
 
 @pytest.fixture(name="writer_kind", params=WRITERS)
@@ -42,25 +41,6 @@ def _writer_kind(request: pytest.FixtureRequest) -> str:
 
 def _writer(kind: str, db: Path) -> Writer:
     return ProcessDbWriter(db) if kind == "process" else DbWriter(db)
-
-
-def _session(db: Path) -> str:
-    conn = _db.connect(db)
-    sid = SessionStore(conn).create(SessionSpec(adapter_id="scripted")).id
-    conn.close()
-    return sid
-
-
-def _texts(db: Path, sid: str) -> list[str]:
-    """What another process would find on disk (a plain reader: WAL readers never wait)."""
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "SELECT text FROM prompts WHERE session_id = ? ORDER BY position", (sid,)
-        ).fetchall()
-    finally:
-        conn.close()
-    return [r[0] for r in rows]
 
 
 def _hold(writer: Writer, folder: Path) -> tuple[Latch, Latch, Future[None]]:
@@ -77,7 +57,7 @@ def test_operations_waiting_together_commit_in_one_batch_in_order(
     tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
@@ -94,14 +74,14 @@ def test_operations_waiting_together_commit_in_one_batch_in_order(
         assert [r.position for r in records] == list(range(1, 21))
         assert claimed is not None
         assert (claimed.text, claimed.state) == ("p0", PromptState.SENDING)
-        assert _texts(db, sid) == [f"p{i}" for i in range(20)]
+        assert prompt_texts(db, sid) == [f"p{i}" for i in range(20)]
     finally:
         writer.close()
 
 
 def test_an_answer_comes_only_after_the_commit(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     seen_at_answer: list[list[str]] = []
@@ -112,13 +92,13 @@ def test_an_answer_comes_only_after_the_commit(tmp_path: Path, writer_kind: str)
         answered = threading.Event()
 
         def on_answer(_: Future[object]) -> None:
-            seen_at_answer.append(_texts(db, sid))
+            seen_at_answer.append(prompt_texts(db, sid))
             answered.set()
 
         future.add_done_callback(on_answer)
         time.sleep(0.05)
         assert not future.done()
-        assert _texts(db, sid) == []
+        assert prompt_texts(db, sid) == []
         release.set()
         assert future.result(10).text == "durable"
         assert answered.wait(10)
@@ -129,7 +109,7 @@ def test_an_answer_comes_only_after_the_commit(tmp_path: Path, writer_kind: str)
 
 def test_a_failing_operation_rolls_back_alone(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
@@ -144,14 +124,14 @@ def test_a_failing_operation_rolls_back_alone(tmp_path: Path, writer_kind: str) 
         assert last.result(10).text == "c"
         with pytest.raises(QueueError, match="on purpose"):
             bad.result(10)
-        assert _texts(db, sid) == ["a", "c"]
+        assert prompt_texts(db, sid) == ["a", "c"]
     finally:
         writer.close()
 
 
 def test_a_failed_commit_fails_the_whole_batch(tmp_path: Path, writer_kind: str) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
@@ -164,10 +144,10 @@ def test_a_failed_commit_fails_the_whole_batch(tmp_path: Path, writer_kind: str)
         for future in (good, bad):
             with pytest.raises(sqlite3.IntegrityError):
                 future.result(10)
-        assert _texts(db, sid) == []
+        assert prompt_texts(db, sid) == []
         # the writer goes on with the next batch
         assert queue.enqueue(sid, "after").text == "after"
-        assert _texts(db, sid) == ["after"]
+        assert prompt_texts(db, sid) == ["after"]
     finally:
         writer.close()
 
@@ -176,7 +156,7 @@ def test_a_kill_in_the_middle_of_a_batch_loses_only_unanswered_operations(
     tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     answered = tmp_path / "answered"
     in_batch = tmp_path / "in-batch"
     pid = os.fork()
@@ -209,7 +189,7 @@ def test_a_kill_in_the_middle_of_a_batch_loses_only_unanswered_operations(
     kept = answered.read_text().split()
     assert kept == ["kept-0", "kept-1", "kept-2"]
     # every answered prompt survived; the batch that never committed left nothing behind
-    assert _texts(db, sid) == kept
+    assert prompt_texts(db, sid) == kept
     if writer_kind == "process":  # the writer's process died with the corral that started it
         assert _gone(int((tmp_path / "writer-pid").read_text()), 10)
     # nobody holds the write lock any more: the stuck transaction ended with its process
@@ -245,7 +225,7 @@ async def test_asend_is_durable_when_it_returns_and_shares_commits(
     prompts = await asyncio.gather(*(manager.asend(sid, f"[hang] p{i}") for i in range(20)))
     committed = writer.batches - before
     assert committed < 20  # the prompts of the moment shared commits
-    on_disk = _texts(db_path, sid)
+    on_disk = prompt_texts(db_path, sid)
     assert all(p.text in on_disk for p in prompts)
     assert [p.position for p in prompts] == sorted(p.position for p in prompts)
 
@@ -272,7 +252,7 @@ def test_a_failing_one_statement_operation_without_savepoint_fails_alone(
     tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "w.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     try:
@@ -288,7 +268,7 @@ def test_a_failing_one_statement_operation_without_savepoint_fails_alone(
             bad.result(10)
         assert last.result(10).text == "c"
         assert writer.batches == batches + 2  # the held one, then one transaction for the three
-        assert _texts(db, sid) == ["a", "c"]  # SQLite undid the failing statement alone
+        assert prompt_texts(db, sid) == ["a", "c"]  # SQLite undid the failing statement alone
     finally:
         writer.close()
 
@@ -297,7 +277,7 @@ async def test_async_writes_of_one_batch_are_answered_by_one_loop_callback(
     tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "c.db"
-    _session(db)
+    stored_session(db)
     writer = _writer(writer_kind, db)
     try:
         loop = asyncio.get_running_loop()
@@ -326,7 +306,7 @@ async def test_wait_written_returns_once_every_submitted_write_is_committed(
     tmp_path: Path, writer_kind: str
 ) -> None:
     db = tmp_path / "c.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     try:
         _, release, held = _hold(writer, tmp_path)
@@ -351,7 +331,7 @@ def test_a_read_behind_a_stuck_writer_fails_within_its_bound(
     from corral.sessions import _store
 
     db = tmp_path / "s.db"
-    sid = _session(db)
+    sid = stored_session(db)
     writer = _writer(writer_kind, db)
     conn = _db.connect(db)
     try:

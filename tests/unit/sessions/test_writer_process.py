@@ -17,29 +17,13 @@ import pytest
 from corral import _db
 from corral.errors import ConfigError, PromptNotFoundError, QueueFullError
 from corral.server import Settings
-from corral.sessions import PromptQueue, SessionSpec, SessionStore
+from corral.sessions import PromptQueue
 from corral.sessions._writer import Op
 from corral.sessions._writer_process import ProcessDbWriter, WriterProcessError
 from corral.testing import _writer_ops as ops
 from corral.testing._writer_ops import Latch
 
-
-def _session(db: Path) -> str:
-    conn = _db.connect(db)
-    sid = SessionStore(conn).create(SessionSpec(adapter_id="scripted")).id
-    conn.close()
-    return sid
-
-
-def _texts(db: Path, sid: str) -> list[str]:
-    conn = sqlite3.connect(db)
-    try:
-        rows = conn.execute(
-            "SELECT text FROM prompts WHERE session_id = ? ORDER BY position", (sid,)
-        ).fetchall()
-    finally:
-        conn.close()
-    return [r[0] for r in rows]
+from .conftest import prompt_texts, stored_session
 
 
 def _held(writer: ProcessDbWriter, folder: Path) -> Latch:
@@ -71,7 +55,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def test_corral_errors_come_back_with_their_type_and_attributes(db: Path) -> None:
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     try:
         queue = PromptQueue(_db.connect(db), limit=1, writer=writer)
@@ -86,13 +70,13 @@ def test_corral_errors_come_back_with_their_type_and_attributes(db: Path) -> Non
         assert "no-such-prompt" in str(missing.value)
         with pytest.raises(sqlite3.IntegrityError):  # a sqlite3 error keeps its type too
             writer.submit(Op(ops.duplicate_prompts), savepoint=False).result(10)
-        assert _texts(db, sid) == ["first"]
+        assert prompt_texts(db, sid) == ["first"]
     finally:
         writer.close()
 
 
 def test_an_operation_that_does_not_pickle_is_refused_before_it_is_sent(db: Path) -> None:
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     try:
 
@@ -105,7 +89,7 @@ def test_an_operation_that_does_not_pickle_is_refused_before_it_is_sent(db: Path
         queue = PromptQueue(_db.connect(db), writer=writer)
         assert queue.enqueue(sid, "after").text == "after"
         assert writer.wait_written(10)
-        assert _texts(db, sid) == ["after"]
+        assert prompt_texts(db, sid) == ["after"]
     finally:
         writer.close()
 
@@ -125,7 +109,7 @@ def test_a_result_or_error_that_does_not_pickle_comes_back_by_name(db: Path) -> 
 def test_when_the_child_dies_waiting_writes_fail_and_new_ones_are_refused(
     db: Path, tmp_path: Path
 ) -> None:
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     try:
         queue = PromptQueue(_db.connect(db), writer=writer)
@@ -138,7 +122,7 @@ def test_when_the_child_dies_waiting_writes_fail_and_new_ones_are_refused(
         with pytest.raises(WriterProcessError, match=r"exit code -9"):
             writer.submit(Op(ops.value, 1))
         release.set()
-        assert _texts(db, sid) == []
+        assert prompt_texts(db, sid) == []
     finally:
         writer.close()
 
@@ -161,7 +145,7 @@ def test_the_end_of_the_pipe_without_a_clean_close_commits_nothing_more(
 ) -> None:
     """What the child does if its parent died where PR_SET_PDEATHSIG does not reach: the
     writes it had received but not begun are dropped, as a killed writer thread's would be."""
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     pid = writer.pid
     assert pid is not None
@@ -175,24 +159,24 @@ def test_the_end_of_the_pipe_without_a_clean_close_commits_nothing_more(
     assert _exit_code(pid, 10) is not None
     assert writer._proc is not None
     assert writer._proc.wait(10) == 1
-    assert _texts(db, sid) == ["kept"]
+    assert prompt_texts(db, sid) == ["kept"]
 
 
 def test_close_commits_everything_submitted_before_it(db: Path) -> None:
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     queue = PromptQueue(_db.connect(db), writer=writer)
     futures = [writer.submit(queue._enqueue(sid, f"p{i}", (), None, None)) for i in range(50)]
     writer.close()
     assert [f.result(0).text for f in futures] == [f"p{i}" for i in range(50)]
-    assert _texts(db, sid) == [f"p{i}" for i in range(50)]
+    assert prompt_texts(db, sid) == [f"p{i}" for i in range(50)]
     assert writer._proc is not None and writer._proc.returncode == 0
     with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         writer.submit(Op(ops.value, 1))
 
 
 async def test_cancelling_an_async_write_does_not_withdraw_it(db: Path, tmp_path: Path) -> None:
-    sid = _session(db)
+    sid = stored_session(db)
     writer = ProcessDbWriter(db)
     try:
         release = _held(writer, tmp_path)
