@@ -181,10 +181,13 @@ class ProcessDbWriter(Progress):
             proc.kill()
             proc.wait()
 
-    def _broken(self, exc: BaseException) -> str:
-        """The pipe to the child failed (it is gone, or has not read for ``SEND_TIMEOUT``): kill
-        it, so the receiver fails every write it had taken; the message new writes get."""
-        if isinstance(exc, TimeoutError):
+    def _broken(self, exc: BaseException, what: str | None = None) -> str:
+        """The pipe to the child failed (it is gone, has not read for ``SEND_TIMEOUT``, or
+        ``what``): kill it, so the receiver fails every write it had taken; the message new
+        writes get. Called with ``_lock`` held."""
+        if what is not None:
+            why = f"the database writer's process {what} ({exc}), and was killed"
+        elif isinstance(exc, TimeoutError):
             why = (
                 f"the database writer's process read nothing for {SEND_TIMEOUT:g} s, and was killed"
             )
@@ -247,7 +250,12 @@ class ProcessDbWriter(Progress):
                 payload = stream.read(size)
                 if len(payload) < size:
                     break
-                self.batches, self.operations, outcomes = pickle.loads(payload)
+                try:
+                    self.batches, self.operations, outcomes = pickle.loads(payload)
+                except Exception as exc:  # an answer this process cannot read: end the child
+                    with self._lock:
+                        self._broken(exc, "sent an answer that could not be read")
+                    break
                 self._answer(outcomes)
         self._fail_waiting()
 
@@ -305,9 +313,12 @@ def _exception(spec: _ErrorSpec) -> BaseException:
     """An exception rebuilt from its type, ``args`` and attributes, without calling its
     ``__init__`` (corral's errors take other arguments than the ``args`` they keep)."""
     cls, args, attrs = spec
-    exc = cls.__new__(cls, *args)
-    exc.args = args
-    exc.__dict__.update(attrs)
+    try:
+        exc = cls.__new__(cls, *args)
+        exc.args = args
+        exc.__dict__.update(attrs)
+    except Exception:  # a type that cannot be rebuilt so: its name and message, never a raise
+        return sqlite3.OperationalError(f"{cls.__name__}: {', '.join(map(str, args))}")
     return exc
 
 

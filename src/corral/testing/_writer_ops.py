@@ -91,3 +91,33 @@ def fail_holding_connection(conn: sqlite3.Connection, message: str) -> None:
     error = QueueError(message)
     error.conn = conn  # type: ignore[attr-defined]
     raise error
+
+
+class Unreadable:
+    """Pickles in the writer's process, and cannot be unpickled in the one that reads it."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unreadable, ())
+
+
+def _unreadable() -> None:
+    raise ValueError("this value cannot be read back")
+
+
+def unreadable(conn: sqlite3.Connection) -> Unreadable:
+    """Answer something whose pickle cannot be read."""
+    return Unreadable()
+
+
+class OddError(Exception):
+    """An error that cannot be rebuilt from its ``args`` alone (its ``__new__`` wants more)."""
+
+    def __new__(cls, message: str, *, code: int) -> OddError:
+        return super().__new__(cls, message)
+
+    def __init__(self, message: str, *, code: int) -> None:
+        super().__init__(message)
+
+
+def fail_oddly(conn: sqlite3.Connection, message: str) -> None:
+    raise OddError(message, code=1)

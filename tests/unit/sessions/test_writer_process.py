@@ -101,7 +101,20 @@ def test_a_result_or_error_that_does_not_pickle_comes_back_by_name(db: Path) -> 
             writer.submit(Op(ops.connection)).result(10)
         with pytest.raises(sqlite3.OperationalError, match=r"^QueueError: kept its connection$"):
             writer.submit(Op(ops.fail_holding_connection, "kept its connection")).result(10)
+        with pytest.raises(sqlite3.OperationalError, match=r"^OddError: cannot be rebuilt$"):
+            writer.submit(Op(ops.fail_oddly, "cannot be rebuilt")).result(10)
         assert writer.submit(Op(ops.value, 7)).result(10) == 7  # the writer goes on
+    finally:
+        writer.close()
+
+
+def test_an_answer_that_cannot_be_read_ends_the_child_and_fails_its_writes(db: Path) -> None:
+    writer = ProcessDbWriter(db)
+    try:
+        with pytest.raises(WriterProcessError, match="could not be read"):
+            writer.submit(Op(ops.unreadable)).result(10)
+        with pytest.raises(WriterProcessError, match="could not be read"):
+            writer.submit(Op(ops.value, 1))
     finally:
         writer.close()
 
