@@ -397,8 +397,18 @@ def _die_with_parent() -> None:
 def _send(fd: int, message: tuple[int, int, list[tuple[bool, Any]]]) -> None:
     try:
         payload = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    except Exception as exc:  # a result that does not pickle: every op of the batch learns it
+    except Exception:  # a result that does not pickle: that write alone learns it
         batches, operations, outcomes = message
-        error = _spec(TypeError(f"a write's result could not be sent back: {exc}"))
-        payload = pickle.dumps((batches, operations, [(False, error)] * len(outcomes)))
+        payload = pickle.dumps((batches, operations, [_sendable(o) for o in outcomes]))
     _write_all(fd, _LEN.pack(len(payload)) + payload)
+
+
+def _sendable(outcome: tuple[bool, Any]) -> tuple[bool, Any]:
+    """``outcome``, or an error in its place if it does not pickle (the write took effect; only
+    its result is lost)."""
+    try:
+        pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        error = TypeError(f"a write committed, but its result could not be sent back: {exc}")
+        return (False, _spec(error))
+    return outcome

@@ -108,6 +108,25 @@ def test_a_result_or_error_that_does_not_pickle_comes_back_by_name(db: Path) -> 
         writer.close()
 
 
+def test_a_result_that_does_not_pickle_fails_only_its_own_write(db: Path, tmp_path: Path) -> None:
+    sid = stored_session(db)
+    writer = ProcessDbWriter(db)
+    try:
+        queue = PromptQueue(_db.connect(db), writer=writer)
+        release = _held(writer, tmp_path)  # what follows lands in one batch
+        before = writer.submit(queue._enqueue(sid, "before", (), None, None))
+        lost = writer.submit(Op(ops.connection))
+        after = writer.submit(queue._enqueue(sid, "after", (), None, None))
+        release.set()
+        assert before.result(10).text == "before"
+        with pytest.raises(TypeError, match="committed, but its result could not be sent back"):
+            lost.result(10)
+        assert after.result(10).text == "after"
+        assert prompt_texts(db, sid) == ["before", "after"]
+    finally:
+        writer.close()
+
+
 def test_an_answer_that_cannot_be_read_ends_the_child_and_fails_its_writes(db: Path) -> None:
     writer = ProcessDbWriter(db)
     try:
