@@ -76,6 +76,10 @@ ROWS: tuple[tuple[str, Callable[[Row], str]], ...] = (
         lambda r: _pair(r, "serve_rss_mib", "serve_rss_base_mib", ".0f"),
     ),
     (
+        "serve: RSS of the service's database writer process, during / before (MiB)",
+        lambda r: _pair(r, "serve_writer_rss_mib", "serve_writer_rss_base_mib", ".0f"),
+    ),
+    (
         "serve goal (as one-shot)",
         lambda r: goal(r.get("serve_ratio"), r.get("serve_added_ms"), r.get("serve_failed_runs")),
     ),

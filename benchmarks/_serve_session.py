@@ -13,7 +13,8 @@ socket (:class:`SseLines` frames it), posts one prompt and times, on ``time.mono
 * first text  from sending ``POST …/prompts`` to the observer reading the first ``text.delta``
               (or ``text.complete``, for a CLI that does not stream)
 * turn end    …to the observer reading ``turn.completed``
-* RSS         the highest VmRSS of the service process sampled every 20 ms meanwhile
+* RSS         the highest VmRSS of the service process, and of its database writer process
+              (decision 051; 0 on the writer thread), each sampled every 20 ms meanwhile
 
 and kills the session. A turn that does not end within the timeout is a failed sample (``ok``
 false), as a bare run that times out is; a refused session create raises.
@@ -36,7 +37,7 @@ from typing import Any
 import httpx
 
 from . import _serve_targets
-from .bench_serve_scale import TOKEN, _free_port, _rss_kib
+from .bench_serve_scale import TOKEN, _free_port, _rss_kib, _writers_rss_kib
 
 REPO = Path(__file__).resolve().parents[1]
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
@@ -181,12 +182,14 @@ class ServeSample:
     end: float | None
     peak_rss_kib: int
     ok: bool
+    peak_writer_rss_kib: int = 0
 
 
-async def _sample_rss(pid: int, peak: list[int]) -> None:
+async def _sample_rss(pid: int, peak: list[int], writer_peak: list[int]) -> None:
     while True:
         with contextlib.suppress(OSError, RuntimeError):
             peak.append(_rss_kib(pid))
+            writer_peak.append(_writers_rss_kib(pid))
         await asyncio.sleep(0.02)
 
 
@@ -195,7 +198,8 @@ async def one_turn(
 ) -> ServeSample:
     """A new session of ``body`` (``POST /api/sessions``), one prompt, timed; then killed."""
     peak: list[int] = []
-    sampler = asyncio.create_task(_sample_rss(child.pid, peak))
+    writer_peak: list[int] = []
+    sampler = asyncio.create_task(_sample_rss(child.pid, peak, writer_peak))
     # idle connections dropped before the service's 5 s keep-alive closes them under a request
     limits = httpx.Limits(keepalive_expiry=2.0)
     async with httpx.AsyncClient(
@@ -209,9 +213,14 @@ async def one_turn(
                 raise RuntimeError(f"session refused: {created.status_code} {created.text[:300]}")
             sid = str(created.json()["id"])
             try:
-                return await asyncio.wait_for(_turn(api, child, sid, prompt, ready, peak), timeout)
-            except TimeoutError:  # counted as a failed run, as a bare run that times out is
-                return ServeSample(ready, None, None, max(peak, default=0), False)
+                try:
+                    sample = await asyncio.wait_for(
+                        _turn(api, child, sid, prompt, ready, peak), timeout
+                    )
+                except TimeoutError:  # counted as a failed run, as a bare run that times out is
+                    sample = ServeSample(ready, None, None, max(peak, default=0), False)
+                sample.peak_writer_rss_kib = max(writer_peak, default=0)
+                return sample
             finally:  # a kill stops the CLI first: its own, longer bound
                 await api.post(f"/api/sessions/{sid}/kill", json={}, timeout=max(30.0, timeout))
         finally:

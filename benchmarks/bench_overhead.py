@@ -28,7 +28,8 @@ and per serve session (``benchmarks._serve_session``, times as an SSE observer s
 * first text  the prompt's ``POST`` to the first ``text.delta`` / ``text.complete`` on the stream
 * turn end    the prompt's ``POST`` to ``turn.completed`` on the stream (a one-shot CLI may still
               be exiting then; the bare "end" is its exit)
-* RSS         the highest VmRSS of the service process during the session
+* RSS         the highest VmRSS of the service process during the session, and of its database
+              writer process (``corral serve``'s default, decision 051), each on its own
 
 It prints medians, the wall ratio corral/bare and the added milliseconds; for serve (a new session
 and one turn stand for one one-shot run), ready + turn end against the bare CLI's last stdout line
@@ -65,7 +66,7 @@ from corral.testing import FakeModelServer
 
 from ._overhead_docs import fmt, goal, met, overhead_block
 from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
-from .bench_serve_scale import _cpu_s, _rss_kib
+from .bench_serve_scale import _cpu_s, _rss_kib, _writers_rss_kib
 
 REPLY = "Hello from the scripted model."
 PROMPT = "Say hello."
@@ -337,6 +338,7 @@ def serve_figures(
             (to_text - bare_first) * 1000 if to_text is not None and bare_first else None
         ),
         "serve_rss_mib": max(s.peak_rss_kib for s in served) / 1024,
+        "serve_writer_rss_mib": max(s.peak_writer_rss_kib for s in served) / 1024,
     }
 
 
@@ -362,7 +364,7 @@ def _print(r: dict[str, object]) -> bool:
             f" (from the prompt); ready + end vs bare last line: {fmt(r['serve_ratio'], '.2f')}x"
             f" {fmt(r['serve_added_ms'], '+.0f')} ms; ready + first text"
             f" {fmt(r['serve_first_added_ms'], '+.0f')} ms; service RSS {fmt(r['serve_rss_mib'], '.0f')}"
-            f" MiB  {goal(r['serve_ratio'], r['serve_added_ms'], serve_failed)}"
+            f" MiB + writer {fmt(r.get('serve_writer_rss_mib'), '.0f')} MiB  {goal(r['serve_ratio'], r['serve_added_ms'], serve_failed)}"
         )
     return ok
 
@@ -397,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
             targets = {a: ws.serve_target() for a, ws in spaces.items() if ws is not None}
             child = stack.enter_context(serve_child(root, targets))
             base_rss = _rss_kib(child.pid) / 1024
+            base_writer_rss = _writers_rss_kib(child.pid) / 1024
         for pair in pairs:
             ws = spaces[pair.adapter]
             if ws is None:
@@ -408,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             r = run_pair(pair, ws, child, args.repeat, args.timeout)
             if child is not None:
                 r["serve_rss_base_mib"] = base_rss
+                r["serve_writer_rss_base_mib"] = base_writer_rss
             measured.append(r)
             _print(r)
     if args.write_docs is not None and measured:

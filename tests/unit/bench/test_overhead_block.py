@@ -34,6 +34,8 @@ SERVE = {
     "serve_first_added_ms": 50.0,
     "serve_rss_mib": 48.0,
     "serve_rss_base_mib": 46.0,
+    "serve_writer_rss_mib": 31.0,
+    "serve_writer_rss_base_mib": 28.0,
 }
 
 
@@ -65,6 +67,10 @@ def test_the_serve_rows_sit_under_the_run_rows_one_column_per_adapter() -> None:
         "-",
     ]
     assert _cells(block, "serve goal (as one-shot)") == ["missed", "-"]
+    # the writer's process is corral's too (decision 051): its own row beside the service's
+    assert _cells(
+        block, "serve: RSS of the service's database writer process, during / before (MiB)"
+    ) == ["31 / 28", "- / -"]
     labels = [x.split("|")[1].strip() for x in block.splitlines() if x.startswith("| ")]
     assert labels.index("goal") < labels.index("serve goal (as one-shot)")
 
@@ -99,9 +105,9 @@ def test_a_failed_run_is_never_met() -> None:
 
 def test_serve_figures_are_medians_and_the_whole_is_ready_plus_turn_end() -> None:
     served = [
-        ServeSample(ready=0.2, first_text=0.1, end=0.3, peak_rss_kib=40 * 1024, ok=True),
-        ServeSample(ready=0.4, first_text=0.2, end=0.4, peak_rss_kib=50 * 1024, ok=True),
-        ServeSample(ready=0.3, first_text=None, end=None, peak_rss_kib=45 * 1024, ok=False),
+        ServeSample(0.2, 0.1, 0.3, peak_rss_kib=40 * 1024, ok=True, peak_writer_rss_kib=30 << 10),
+        ServeSample(0.4, 0.2, 0.4, peak_rss_kib=50 * 1024, ok=True, peak_writer_rss_kib=29 << 10),
+        ServeSample(0.3, None, None, peak_rss_kib=45 * 1024, ok=False),
     ]
     figures = serve_figures(served, bare_last=0.5, bare_first=0.2)
     assert figures["serve_ready"] == 0.3
@@ -112,3 +118,4 @@ def test_serve_figures_are_medians_and_the_whole_is_ready_plus_turn_end() -> Non
     # ready + first text: 0.3 and 0.6, median 0.45, 250 ms over the bare 0.2 s
     assert round(float(figures["serve_first_added_ms"]), 6) == 250.0  # type: ignore[arg-type]
     assert figures["serve_rss_mib"] == 50.0
+    assert figures["serve_writer_rss_mib"] == 30.0
