@@ -74,3 +74,33 @@ def test_public_names_still_resolve_on_use() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert proc.stdout.strip() == "True"  # the lazy name really loads its module
+
+
+def test_the_writers_child_loads_no_manager() -> None:
+    """The database writer's child process (decision 051) imports its own module and the store's
+    and queue's operations; the sessions package no longer drags in the manager, the hub or the
+    adapters' resolver with them."""
+    code = (
+        "import corral.sessions._writer_process, corral.sessions._store, corral.sessions._queue;"
+        " import json, sys; print(json.dumps(sorted(sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    modules = json.loads(proc.stdout)
+    assert "corral.sessions._writer_process" in modules  # the listing really is of this run
+    loaded = [
+        m for m in ("_manager", "_hub", "_resolve", "_runner") if f"corral.sessions.{m}" in modules
+    ]
+    assert loaded == []
+
+
+def test_the_sessions_names_still_resolve_on_use() -> None:
+    code = (
+        "import corral.sessions as s, sys; s.SessionManager; s.PromptState; s.SeqGate;"
+        " print('corral.sessions._manager' in sys.modules, set(s.__all__) <= set(dir(s)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert proc.stdout.split() == ["True", "True"]  # the lazy names really load their modules
