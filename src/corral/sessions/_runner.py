@@ -246,8 +246,7 @@ class SessionRunner:
                 await self._wake.wait()
                 continue
             self._idle.clear()
-            self.busy = True
-            self._set_state(SessionState.BUSY)
+            self.busy = True  # the claim's own transaction recorded the session busy
             self._emit_prompt(prompt)
             self.watchdog.turn_started()
             await self._hand_over(prompt)

@@ -321,3 +321,28 @@ async def test_recovery_leaves_sessions_of_other_live_processes_alone(
             await mgr.kill(ids["alive"])
         assert len(mgr.events(ids["alive"])) == 0
         mgr.send(ids["dead"], "fine: its process is gone")
+
+
+async def test_a_turn_records_busy_once_in_its_claim_and_idle_at_its_end(
+    manager: SessionManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claim's transaction records the session busy; the runner writes no second busy of its
+    own (one write fewer a turn, docs/performance.md part 3 round 12), and the end writes idle."""
+    sid = await new_session(manager)
+    written: list[SessionState] = []
+    update_soon = manager.store.update_soon
+
+    def recording(session_id: str, **fields: object) -> object:
+        if session_id == sid and "state" in fields:
+            written.append(fields["state"])  # type: ignore[arg-type]
+        return update_soon(session_id, **fields)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(manager.store, "update_soon", recording)
+    prompt = manager.send(sid, "[hang] work")
+    await wait_for(manager, sid, prompt_state("delivered", prompt.id))
+    assert manager.get_session(sid).state == SessionState.BUSY  # from the claim alone
+    assert written == []
+    await manager.stop_turn(sid)
+    await wait_for(manager, sid, is_type("turn.completed"))
+    assert written == [SessionState.IDLE]
+    assert manager.get_session(sid).state == SessionState.IDLE
