@@ -104,3 +104,18 @@ def test_the_sessions_names_still_resolve_on_use() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert proc.stdout.split() == ["True", "True"]  # the lazy names really load their modules
+
+
+def test_the_service_starts_without_the_http_client() -> None:
+    """``corral serve`` builds its app without httpx (and the click, rich and pygments its
+    package pulls in): the attention webhook loads it at its first post."""
+    code = (
+        "import corral.server._app, corral.server._run, json, sys;"
+        " print(json.dumps(sorted(sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    modules = json.loads(proc.stdout)
+    assert "corral.server._webhook" in modules  # the listing really is of the service's app
+    assert [m for m in modules if m.split(".")[0] in ("httpx", "pygments", "rich")] == []

@@ -16,8 +16,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import httpx
 import msgspec
 
 from .._redact import redact
@@ -30,6 +30,9 @@ from ..events import (
     StopReason,
     TurnCompleted,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 POST_TIMEOUT = 5.0
 MAX_IN_FLIGHT = 16
@@ -125,6 +128,10 @@ class Webhook:
 
     async def _post(self, url: str, event: AttentionEvent) -> None:
         if self._client is None:
+            # httpx (with the command line it brings: click, rich, pygments) loads at the first
+            # post, not at every `corral serve`'s start (docs/performance.md, part 2, round 12).
+            import httpx
+
             # No proxies from the environment, no redirects: the body goes where it was told.
             self._client = httpx.AsyncClient(trust_env=False, follow_redirects=False)
         try:
