@@ -129,7 +129,7 @@ class Webhook:
     async def _post(self, url: str, event: AttentionEvent) -> None:
         if self._client is None:
             # httpx (with the command line it brings: click, rich, pygments) loads at the first
-            # post, not at every `corral serve`'s start (docs/performance.md, part 2, round 12).
+            # post, not at every `corral serve`'s start (decision 052).
             import httpx
 
             # No proxies from the environment, no redirects: the body goes where it was told.
