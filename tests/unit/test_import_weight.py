@@ -36,13 +36,18 @@ def _command_modules(modules: list[str]) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("statement", ["import corral", "import corral.cli"])
-def test_import_loads_nothing_heavy(statement: str) -> None:
+def _modules_after(statement: str) -> list[str]:
+    """Every module loaded in a fresh interpreter once ``statement`` has run."""
     code = f"{statement}; import json, sys; print(json.dumps(sorted(sys.modules)))"
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
-    modules = json.loads(proc.stdout)
+    return list(json.loads(proc.stdout))
+
+
+@pytest.mark.parametrize("statement", ["import corral", "import corral.cli"])
+def test_import_loads_nothing_heavy(statement: str) -> None:
+    modules = _modules_after(statement)
     assert _heavy(modules) == []
     assert _command_modules(modules) == []
 
@@ -80,14 +85,9 @@ def test_the_writers_child_loads_no_manager() -> None:
     """The database writer's child process (decision 051) imports its own module and the store's
     and queue's operations; the sessions package no longer drags in the manager, the hub or the
     adapters' resolver with them."""
-    code = (
-        "import corral.sessions._writer_process, corral.sessions._store, corral.sessions._queue;"
-        " import json, sys; print(json.dumps(sorted(sys.modules)))"
+    modules = _modules_after(
+        "import corral.sessions._writer_process, corral.sessions._store, corral.sessions._queue"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    modules = json.loads(proc.stdout)
     assert "corral.sessions._writer_process" in modules  # the listing really is of this run
     loaded = [
         m for m in ("_manager", "_hub", "_resolve", "_runner") if f"corral.sessions.{m}" in modules
@@ -109,13 +109,6 @@ def test_the_sessions_names_still_resolve_on_use() -> None:
 def test_the_service_starts_without_the_http_client() -> None:
     """``corral serve`` builds its app without httpx (and the click, rich and pygments its
     package pulls in): the attention webhook loads it at its first post."""
-    code = (
-        "import corral.server._app, corral.server._run, json, sys;"
-        " print(json.dumps(sorted(sys.modules)))"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
-    modules = json.loads(proc.stdout)
+    modules = _modules_after("import corral.server._app, corral.server._run")
     assert "corral.server._webhook" in modules  # the listing really is of the service's app
     assert [m for m in modules if m.split(".")[0] in ("httpx", "pygments", "rich")] == []
