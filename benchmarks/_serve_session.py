@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 
 from . import _serve_targets
-from .bench_serve_scale import TOKEN, _free_port, _rss_kib, _writers_rss_kib
+from .bench_serve_scale import TOKEN, _free_port, _rss_kib, _writer_pids
 
 REPO = Path(__file__).resolve().parents[1]
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
@@ -186,10 +186,11 @@ class ServeSample:
 
 
 async def _sample_rss(pid: int, peak: list[int], writer_peak: list[int]) -> None:
+    writers = _writer_pids(pid)  # found once: the writer lives as long as the service
     while True:
         with contextlib.suppress(OSError, RuntimeError):
             peak.append(_rss_kib(pid))
-            writer_peak.append(_writers_rss_kib(pid))
+            writer_peak.append(sum(_rss_kib(w) for w in writers))
         await asyncio.sleep(0.02)
 
 
