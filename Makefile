@@ -9,10 +9,13 @@ PORT   ?= 8765
 
 .PHONY: serve test lint typecheck unit realcli agents browser screenshots bench clean
 
+# compileall: an editable install has no bytecode until an import writes it, which
+# PYTHONDONTWRITEBYTECODE forbids; every corral process would compile its modules again.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m compileall -q src
 	@touch $(STAMP)
 
 serve: $(STAMP)

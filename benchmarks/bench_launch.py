@@ -53,6 +53,8 @@ from corral.agents import agents_root, locate
 from corral.agents._layout import MARKER
 from corral.testing import FakeModelServer
 
+from ._bytecode import as_installed
+
 AGENTS = ("claude", "codex", "gemini", "opencode")
 WIRE = {
     "claude": "anthropic",
@@ -287,6 +289,7 @@ def _floor(name: str, argv: list[str], env: dict[str, str], cwd: Path, repeat: i
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_installed()  # start-up timed as an install has it: with bytecode (benchmarks._bytecode)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--agents", default=",".join(AGENTS))

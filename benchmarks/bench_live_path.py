@@ -45,6 +45,7 @@ from pathlib import Path
 import httpx
 
 from . import _stamp_cli
+from ._bytecode import as_installed
 from ._serve_session import HEADERS, ServeChild, serve_child, sse_events
 from .bench_serve_scale import _cpu_s, _py_spy, _thread_cpu_s, _writer_cpu_s
 
@@ -241,6 +242,7 @@ def _line(label: str, s: object) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_installed()  # start-up timed as an install has it: with bytecode (benchmarks._bytecode)
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_live_path")
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--interval", type=float, default=0.005)

@@ -64,6 +64,7 @@ from corral.agents import agents_root, locate
 from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
 
+from ._bytecode import as_installed
 from ._overhead_docs import fmt, goal, met, overhead_block
 from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
 from .bench_serve_scale import _cpu_s, _rss_kib, _writers_rss_kib
@@ -370,6 +371,7 @@ def _print(r: dict[str, object]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_installed()  # start-up timed as an install has it: with bytecode (benchmarks._bytecode)
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_overhead")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="", help="Comma-separated adapter ids.")
