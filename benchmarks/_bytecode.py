@@ -3,7 +3,7 @@
 A wheel installed by pip carries its bytecode (pip compiles it at install time). An editable
 install (``make``'s ``.venv``) writes it at the first import, unless ``PYTHONDONTWRITEBYTECODE``
 is set (it was, in the shell where this was found): then every ``corral`` process compiles each
-module it imports from source again, a cost no installed user pays (40–75 ms a ``corral run``
+module it imports from source again, a cost no installed user pays (38–81 ms a ``corral run``
 on the day it was found: docs/performance.md, part 1 round 11). :func:`as_installed` takes it out
 of the figures. The variable does not stop Python from reading bytecode that exists.
 """
