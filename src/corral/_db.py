@@ -18,14 +18,15 @@ of the main file; existing looser files are tightened too).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._paths import ensure_private_dir, home_dir, private_file
+from ._paths import FILE_MODE, ensure_private_dir, home_dir, tighten_file
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -67,14 +68,21 @@ def connect(path: str | Path, *, synchronous: str = "FULL") -> sqlite3.Connectio
 
 
 def _private(path: Path) -> None:
+    """Create the database file ``0600`` if it is new; tighten it and its side files if not.
+
+    Without opening a file that exists: this process may already have a connection to it, and
+    closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+    included. With the lock on ``-shm`` gone, another process opening the database takes itself
+    for the only one and resets the shared-memory index, shrinking the file under this process's
+    mapping (the SIGBUS a crash trial's corral died of; ``tests/unit/test_db_locks.py``)."""
     # a new directory is created private; so is corral's home, whoever created it first
     if not path.parent.exists() or path.parent.absolute() == home_dir().absolute():
         ensure_private_dir(path.parent)
-    private_file(path)
-    for side in ("-wal", "-shm", "-journal"):
-        extra = path.with_name(path.name + side)
-        if extra.exists():
-            private_file(extra)
+    with suppress(FileExistsError):  # created here, it has no connection: no lock to drop
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        with suppress(FileNotFoundError):  # a side file SQLite removed meanwhile
+            tighten_file(path.with_name(name))
 
 
 @contextmanager

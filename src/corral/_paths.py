@@ -87,6 +87,15 @@ def private_file(path: Path) -> Path:
     return path
 
 
+def tighten_file(path: Path) -> Path:
+    """Give the existing ``path`` mode ``0600`` without opening it (``FileNotFoundError`` if it
+    is absent). For files another part of this process may hold open with POSIX locks, such as
+    a database: :func:`private_file`'s descriptor would drop those locks when it closed."""
+    if stat.S_IMODE(os.stat(path).st_mode) != FILE_MODE:
+        os.chmod(path, FILE_MODE)
+    return path
+
+
 def read_token() -> str | None:
     """The bearer token for the local service: ``$CORRAL_TOKEN``, else the token file, else ``None``."""
     env = os.environ.get("CORRAL_TOKEN")

@@ -31,8 +31,10 @@ import select
 import signal
 import tempfile
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +129,8 @@ def run_trial(
                 asyncio.run(_child_main(workdir, config, prompts, write_fd, writer))
             except BaseException:
                 code = 1
+                with suppress(BaseException):  # the child must reach its _exit, whatever fails
+                    (workdir / "child-error").write_text(traceback.format_exc())
             os._exit(code)
         os.close(write_fd)
         target = rng.randint(0, 8 * prompts + 4)
@@ -142,7 +146,9 @@ def run_trial(
         result = TrialResult(ticks_before_kill=ticks, child_finished=finished is True)
         if finished is None:
             code = os.waitstatus_to_exitcode(status)
-            result.violations.append(f"the child corral exited on its own (code {code})")
+            error = _lines(workdir / "child-error")
+            why = f": {error[-1]}" if error else ""
+            result.violations.append(f"the child corral exited on its own (code {code}){why}")
         asyncio.run(_verify(workdir, config, result, writer))
         return result
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from corral.testing import _queue_crash
 from corral.testing._queue_crash import run_trial
 
 TRIALS = {"thread": 200, "process": 100}
@@ -36,3 +37,16 @@ def test_crash_trials_lose_nothing_and_deliver_nothing_twice(tmp_path: Path, wri
     assert states["delivered"] > 0
     assert killed_mid_queue > 0
     assert received_but_unacked > 0  # the provider had it, corral had not recorded the ack
+
+
+def test_a_child_that_fails_by_itself_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object) -> None:
+        raise RuntimeError("the child broke")
+
+    monkeypatch.setattr(_queue_crash, "_child_main", broken)  # the fork inherits it
+    result = run_trial(random.Random(8), root=tmp_path)
+    assert result.violations == [
+        "the child corral exited on its own (code 1): RuntimeError: the child broke"
+    ]
