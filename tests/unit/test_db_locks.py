@@ -6,7 +6,9 @@ so the second connection of a process (``SessionManager`` opens three) dropped t
 the first one held on the shared-memory index. Another process then reset that index and shrank
 the file under the mapping: the SIGBUS seen in the crash trials' ``corral`` child.
 
-The lock is checked from another process, which is the only place it is visible from.
+Worse, the other process, closing, took itself for the last one and deleted the ``-wal``, so this
+process's later commits were lost. Both are checked from another process, the only place they
+show.
 """
 
 from __future__ import annotations
@@ -75,6 +77,33 @@ def test_a_second_connection_keeps_the_first_ones_lock(tmp_path: Path) -> None:
     second.close()  # SQLite's own close keeps the locks another connection needs
     assert dms_lock(db) == "held"
     first.close()
+
+
+def test_writes_after_another_process_came_and_went_reach_the_file(tmp_path: Path) -> None:
+    """What the dropped lock cost: another process (``corral sessions list`` next to ``corral
+    chat``) took itself for the last one when it closed, checkpointed and deleted the ``-wal``;
+    this process's later commits went to the deleted file, seen by no other process and lost."""
+    db = tmp_path / "corral.db"
+    first = _db.connect(db)
+    second = _db.connect(db)  # as a SessionManager opens its connections
+    _run_sql(db, "SELECT count(*) FROM _migrations")  # another process opens and closes it
+    with _db.transaction(first):
+        first.execute("INSERT INTO _migrations VALUES ('written-after', 'now')")
+    assert _run_sql(db, "SELECT count(*) FROM _migrations WHERE name = 'written-after'") == "1"
+    first.close()
+    second.close()
+
+
+def _run_sql(db: Path, query: str) -> str:
+    code = "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(db), query],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return out.stdout.strip()
 
 
 @pytest.mark.parametrize("writer", ["thread", "process"])
