@@ -88,11 +88,13 @@ def private_file(path: Path) -> Path:
 
 
 def tighten_file(path: Path) -> Path:
-    """Give the existing ``path`` mode ``0600`` without opening it (``FileNotFoundError`` if it
-    is absent). For files another part of this process may hold open with POSIX locks, such as
-    a database: :func:`private_file`'s descriptor would drop those locks when it closed."""
-    if stat.S_IMODE(os.stat(path).st_mode) != FILE_MODE:
-        os.chmod(path, FILE_MODE)
+    """Take the group and other bits off the existing ``path`` without opening it
+    (``FileNotFoundError`` if it is absent; a ``0644`` file becomes ``0600``, a ``0400`` one stays
+    so). For files another part of this process may hold open with POSIX locks, such as a
+    database: :func:`private_file`'s descriptor would drop those locks when it closed."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        os.chmod(path, mode & ~0o077)
     return path
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from corral import _db
+from corral._paths import tighten_file
 from corral.sessions import SessionManager
 from corral.sessions._writer_process import ProcessDbWriter
 
@@ -139,3 +140,11 @@ def test_the_files_are_private_new_or_old(tmp_path: Path) -> None:
             assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
     finally:
         conn.close()
+
+
+def test_tightening_never_widens_a_mode(tmp_path: Path) -> None:
+    kept = tmp_path / "read-only"
+    kept.touch()
+    kept.chmod(0o440)
+    tighten_file(kept)
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o400
