@@ -81,9 +81,9 @@ def test_a_second_connection_keeps_the_first_ones_lock(tmp_path: Path) -> None:
 
 
 def test_writes_after_another_process_came_and_went_reach_the_file(tmp_path: Path) -> None:
-    """What the dropped lock cost: another process (``corral sessions list`` next to ``corral
-    chat``) took itself for the last one when it closed, checkpointed and deleted the ``-wal``;
-    this process's later commits went to the deleted file, seen by no other process and lost."""
+    """What the dropped lock cost: another process (say, ``corral sessions list`` next to
+    ``corral chat``) took itself for the last one when it closed, checkpointed and deleted the
+    ``-wal``; this process's later commits went to the deleted file, seen by no other process."""
     db = tmp_path / "corral.db"
     first = _db.connect(db)
     second = _db.connect(db)  # as a SessionManager opens its connections
