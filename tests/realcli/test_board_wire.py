@@ -318,21 +318,11 @@ def test_qwen_headless_run_on_the_board(
     assert [(r.path, r.action) for r in restored] == [(".qwen/settings.json", "removed")]
 
 
-@pytest.mark.timeout(300)
-def test_qwen_session_on_the_board(
-    board: tuple[str, BoardFollower],
-    git_repo: Path,
-    tmp_path: Path,
-    agent_bin: Callable[[str], Path],
-) -> None:
+def run_qwen_tui(
+    binary: Path, git_repo: Path, tmp_path: Path, follower: BoardFollower
+) -> list[Event]:
     """Qwen Code's TUI on a PTY, left with Ctrl-C twice (it did not take a typed ``/quit`` from
     the PTY)."""
-    binary = agent_bin("qwen")
-    url, follower = board
-    settings = git_repo / ".qwen" / "settings.json"
-    _wire.apply(_wire.plan("qwen", git_repo, url=url))
-    wired_bytes = settings.read_bytes()
-
     with FakeModelServer("write-file") as model:
         redirect = redirect_for(
             "qwen", base_url=model.base_url, model="fake-model", api_key="test",
@@ -341,11 +331,51 @@ def test_qwen_session_on_the_board(
         redirect.apply()
         env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
         argv = [str(binary), *redirect.argv, "--approval-mode", "auto-edit", "-i", PROMPT]
-        events = run_wired_session(
+        return run_wired_session(
             "qwen", argv, env, git_repo, follower, idle_timeout=150, exit_keys=("\x03", "\x03")
         )
+
+
+@pytest.mark.timeout(300)
+def test_qwen_session_on_the_board(
+    board: tuple[str, BoardFollower],
+    git_repo: Path,
+    tmp_path: Path,
+    agent_bin: Callable[[str], Path],
+) -> None:
+    binary = agent_bin("qwen")
+    url, follower = board
+    settings = git_repo / ".qwen" / "settings.json"
+    _wire.apply(_wire.plan("qwen", git_repo, url=url))
+    wired_bytes = settings.read_bytes()
+
+    events = run_qwen_tui(binary, git_repo, tmp_path, follower)
 
     assert_live_sequence(events)
     assert settings.read_bytes() == wired_bytes
     restored = _wire.unwire("qwen", git_repo)
     assert [(r.path, r.action) for r in restored] == [(".qwen/settings.json", "removed")]
+
+
+@pytest.mark.timeout(300)
+def test_a_qwen_session_start_that_reports_late_still_comes_first(
+    board: tuple[str, BoardFollower],
+    git_repo: Path,
+    tmp_path: Path,
+    agent_bin: Callable[[str], Path],
+) -> None:
+    """Qwen Code's TUI fires SessionStart without awaiting its hook and sends the first prompt
+    (its first tool call's hook ran 250 ms later). A slow start for the SessionStart emitter (a
+    loaded machine; here a second's sleep before it) once let the edit reach the board first."""
+    binary = agent_bin("qwen")
+    url, follower = board
+    settings = git_repo / ".qwen" / "settings.json"
+    _wire.apply(_wire.plan("qwen", git_repo, url=url))
+    wired = json.loads(settings.read_text())
+    [entry] = [e for e in wired["hooks"]["SessionStart"] if _wire.TAG in json.dumps(e)]
+    entry["hooks"][0]["command"] = "sleep 1; " + entry["hooks"][0]["command"]
+    settings.write_text(json.dumps(wired, indent=2) + "\n")
+
+    events = run_qwen_tui(binary, git_repo, tmp_path, follower)
+
+    assert_live_sequence(events)

@@ -6,9 +6,10 @@ Run as a script by an agent's hook (stdlib only, so it starts fast and needs no 
 
 It reads the hook's JSON from stdin, classifies it into a seed-002 v1 kind, and POSTs it with the
 ``BOARD_AGENT_ID`` / ``BOARD_TASK`` environment forwarded (``BOARD_PORT`` overrides the URL's
-port, ``BOARD_URL`` the whole URL). It never blocks or slows the agent: the hook process forks, the
-parent exits at once with status 0 and no output, and the detached child makes one POST with a
-2 s timeout and no retry; a board that is down costs the agent nothing.
+port, ``BOARD_URL`` the whole URL). It never blocks or slows the agent: the hook process spools
+the event and forks, the parent exits at once with status 0 and no output, and the detached child
+posts the session's spooled events, each once with a 2 s timeout and no retry; a board that is
+down costs the agent nothing.
 
 ``emit.py watch --pid P --session S --name opencode`` (started detached by the opencode plugin)
 posts the session's ``end`` once process ``P`` is gone: opencode tells its plugins nothing when
@@ -29,11 +30,13 @@ import select
 import signal
 import sys
 import time
-import urllib.request
 from typing import Any
 
 TIMEOUT = 2.0
 """Seconds the detached child waits for the board, once (the agent never waits for it)."""
+SESSION_WAIT = 2.0
+"""Longest a session's first poster waits for the session's start to be spooled (see
+:func:`_await_start`)."""
 DETACH_WAIT = 0.2
 """Longest the hook waits for its child to detach (it takes well under a millisecond)."""
 
@@ -197,6 +200,8 @@ def read_token(token_file: str | None) -> str | None:
 
 
 def post(url: str, event: dict[str, Any], token: str | None, timeout: float = TIMEOUT) -> None:
+    import urllib.request  # here, in the detached child: the hook itself never pays for it
+
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -320,14 +325,16 @@ def _spool(event: dict[str, Any]) -> str | None:
 
     The detached children of two hooks can run in either order; spooling in the hook itself and
     posting from the spool under a lock keeps a session's events in the order they happened
-    (a running line before its completed event)."""
+    (a running line before its completed event). A session's start sorts before the rest
+    (``0-`` against ``1-``): see :func:`_await_start`."""
     import hashlib
 
     key = hashlib.sha256(str(event["session"]).encode()).hexdigest()[:24]
     directory = os.path.join(_spool_root(), key)
+    rank = 0 if event.get("kind") == "session" else 1
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        name = os.path.join(directory, f"{time.time_ns():020d}-{os.getpid()}.json")
+        name = os.path.join(directory, f"{rank}-{time.time_ns():020d}-{os.getpid()}.json")
         with open(name + ".tmp", "w", encoding="utf-8") as fh:
             json.dump(event, fh)
         os.replace(name + ".tmp", name)
@@ -336,9 +343,44 @@ def _spool(event: dict[str, Any]) -> str | None:
     return directory
 
 
+STARTED = ".started"
+"""Marks a spool directory whose session's start was posted, or waited for in vain."""
+
+
+def _await_start(directory: str) -> None:
+    """Hold a session's first post (at most :data:`SESSION_WAIT`) until its start is spooled.
+
+    Qwen Code 0.15 fires its TUI's SessionStart hook without awaiting it and goes on with the
+    first prompt: with a fast model, the first tool call's hook ran 250 ms after SessionStart's,
+    and on a loaded machine its emitter spooled first (the board showed the edit before the
+    session). Only a session's first drain waits, and only while its start is missing; a session
+    whose start never comes (wired mid-session) costs one wait, then the marker lets it through.
+    """
+    marker = os.path.join(directory, STARTED)
+    if os.path.exists(marker):
+        return
+    deadline = time.monotonic() + SESSION_WAIT
+    while time.monotonic() < deadline:
+        try:
+            if any(n.startswith("0-") and n.endswith(".json") for n in os.listdir(directory)):
+                break
+        except OSError:
+            break
+        time.sleep(0.02)
+    with contextlib.suppress(OSError):
+        os.close(os.open(marker, os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+DRAIN_PASSES = 100
+"""Bound on the poster's re-reads of the spool (each pass posts at least one event)."""
+
+
 def _drain_spool(directory: str, url: str, token: str | None) -> None:
-    """Post the session's spooled events oldest first, one poster at a time (a bounded lock wait);
-    each file is removed before its POST: at most once, no retry."""
+    """Post the session's spooled events, the start first and then oldest first, one poster at a
+    time (a bounded lock wait); each file is removed before its POST: at most once, no retry.
+
+    The poster reads the spool again until it is empty, so an event spooled while it posted is
+    not left behind by a poster that gave up waiting for the lock."""
     import fcntl
 
     try:
@@ -356,15 +398,25 @@ def _drain_spool(directory: str, url: str, token: str | None) -> None:
                 return  # another poster holds it and will post ours too
             time.sleep(0.01)
     try:
-        for name in sorted(n for n in os.listdir(directory) if n.endswith(".json")):
-            path = os.path.join(directory, name)
+        _await_start(directory)
+        for _ in range(DRAIN_PASSES):
             try:
-                with open(path, encoding="utf-8") as fh:
-                    event = json.load(fh)
-                os.unlink(path)
-            except (OSError, ValueError):
-                continue
-            post(url, event, token)
+                names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
+            except OSError:
+                return
+            if not names:
+                return
+            for name in names:
+                path = os.path.join(directory, name)
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        event = json.load(fh)
+                    os.unlink(path)
+                except (OSError, ValueError):
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)  # unreadable: dropped, so the next pass ends
+                    continue
+                post(url, event, token)
     finally:
         os.close(lock)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -95,6 +97,12 @@ def _dead_port() -> int:
         return int(s.getsockname()[1])
 
 
+def spool_env(tmp_path: Path) -> dict[str, str]:
+    """The emitter's environment with its spool under ``tmp_path``: a session's poster posts every
+    event spooled for that session id, so tests sharing ``S`` must not share a spool."""
+    return {**os.environ, "TMPDIR": str(tmp_path)}
+
+
 def test_a_down_board_costs_the_agent_nothing(tmp_path: Path) -> None:
     payload = json.dumps(hook("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}))
     argv = [
@@ -105,11 +113,12 @@ def test_a_down_board_costs_the_agent_nothing(tmp_path: Path) -> None:
         f"http://127.0.0.1:{_dead_port()}",
     ]
     started = time.monotonic()
-    done = subprocess.run(argv, input=payload, capture_output=True, text=True, timeout=10)
+    env = spool_env(tmp_path)
+    done = subprocess.run(argv, input=payload, capture_output=True, text=True, timeout=10, env=env)
     assert time.monotonic() - started < 2.0
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     # Garbage on stdin is not an error either.
-    bad = subprocess.run(argv, input="{nope", capture_output=True, text=True, timeout=10)
+    bad = subprocess.run(argv, input="{nope", capture_output=True, text=True, timeout=10, env=env)
     assert (bad.returncode, bad.stdout, bad.stderr) == (0, "", "")
 
 
@@ -123,7 +132,7 @@ async def test_the_detached_post_reaches_the_board_with_the_token(tmp_path: Path
         live_server(app) as live,
         httpx.AsyncClient(base_url=live.url, headers=auth) as client,
     ):
-        payload = json.dumps(hook("Stop"))
+        payload = json.dumps(hook("SessionStart"))
         argv = [
             sys.executable,
             str(emit.__file__),
@@ -134,7 +143,11 @@ async def test_the_detached_post_reaches_the_board_with_the_token(tmp_path: Path
             str(token_file),
         ]
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            *argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=spool_env(tmp_path),
         )
         out, err = await asyncio.wait_for(proc.communicate(payload.encode()), 10)
         assert (proc.returncode, out, err) == (0, b"", b"")
@@ -143,10 +156,10 @@ async def test_the_detached_post_reaches_the_board_with_the_token(tmp_path: Path
             read_board(client, "/api/events/stream?after=0", count=1), 10
         )
         event = message["data"]
-        assert (event["kind"], event["session"]) == ("idle", "S")
+        assert (event["kind"], event["session"]) == ("session", "S")
 
 
-def test_a_hangup_while_the_hook_runs_does_not_kill_the_emitter() -> None:
+def test_a_hangup_while_the_hook_runs_does_not_kill_the_emitter(tmp_path: Path) -> None:
     """The agent's terminal may go away as the agent exits, during its SessionEnd hook."""
     import signal
 
@@ -157,7 +170,9 @@ def test_a_hangup_while_the_hook_runs_does_not_kill_the_emitter() -> None:
         "--url",
         f"http://127.0.0.1:{_dead_port()}",
     ]
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=spool_env(tmp_path)
+    )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:  # until main() has set its disposition
@@ -173,3 +188,95 @@ def test_a_hangup_while_the_hook_runs_does_not_kill_the_emitter() -> None:
     finally:
         proc.kill()
     assert (proc.returncode, out) == (0, "")
+
+
+@pytest.fixture
+def posted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """What the spool's poster POSTs, in order (the spool under ``tmp_path``)."""
+    out: list[dict[str, Any]] = []
+    monkeypatch.setattr(emit, "_spool_root", lambda: str(tmp_path / "spool"))
+    monkeypatch.setattr(emit, "post", lambda url, event, token, timeout=2.0: out.append(event))
+    return out
+
+
+def spooled(agent: str, payload: dict[str, Any]) -> str:
+    event = emit.classify(agent, payload)
+    assert event is not None
+    directory = emit._spool(event)
+    assert directory is not None
+    return directory
+
+
+LONG = 60.0
+"""A wait no test sits out: a drain that ends well before it did not wait for it."""
+
+
+def test_a_session_start_spooled_late_is_still_posted_first(
+    posted: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qwen Code's TUI does not await its SessionStart hook: the first tool call's emitter can
+    spool before the start's does. The poster holds the session's first post until the start is
+    there, and posts it first."""
+    monkeypatch.setattr(emit, "SESSION_WAIT", LONG)
+    directory = spooled(
+        "qwen", hook("PreToolUse", tool_name="write_file", tool_input={"file_path": "h"})
+    )
+    late = threading.Timer(0.3, spooled, ("qwen", hook("SessionStart", source="startup")))
+    late.start()
+    started = time.monotonic()
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    late.join()
+    assert [(e["kind"], e.get("running")) for e in posted] == [("session", None), ("edit", True)]
+    assert time.monotonic() - started < LONG / 2  # it went on once the start was there
+
+    # Once the start is posted, the session's later events are not held.
+    spooled("qwen", hook("PostToolUse", tool_name="write_file", tool_input={"file_path": "h"}))
+    started = time.monotonic()
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    assert time.monotonic() - started < LONG / 2
+    assert [e["kind"] for e in posted] == ["session", "edit", "edit"]
+
+
+def test_a_session_whose_start_never_comes_waits_once(
+    posted: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(emit, "SESSION_WAIT", 0.3)
+    directory = spooled("claude", hook("Stop"))
+    started = time.monotonic()
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    assert time.monotonic() - started >= 0.3
+    monkeypatch.setattr(emit, "SESSION_WAIT", LONG)  # the marker, not the wait, lets it through
+    spooled("claude", hook("Stop"))
+    started = time.monotonic()
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    assert time.monotonic() - started < LONG / 2
+    assert [e["kind"] for e in posted] == ["idle", "idle"]
+
+
+def test_the_poster_posts_what_is_spooled_while_it_posts(
+    posted: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A poster that gives up waiting for the lock leaves its event to the one holding it."""
+    directory = spooled("claude", hook("SessionStart"))
+    record = emit.post
+
+    def post_and_spool(
+        url: str, event: dict[str, Any], token: str | None, timeout: float = 2.0
+    ) -> None:
+        record(url, event, token)
+        if event["kind"] == "session":  # another hook, while this POST is under way
+            spooled("claude", hook("Stop"))
+
+    monkeypatch.setattr(emit, "post", post_and_spool)
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    assert [e["kind"] for e in posted] == ["session", "idle"]
+    assert not [n for n in os.listdir(directory) if n.endswith(".json")]
+
+
+def test_an_unreadable_spool_file_is_dropped(posted: list[dict[str, Any]]) -> None:
+    directory = spooled("claude", hook("SessionStart"))
+    Path(directory, "1-00000000000000000001-1.json").write_text("{nope")
+    spooled("claude", hook("Stop"))
+    emit._drain_spool(directory, "http://127.0.0.1:9", None)
+    assert [e["kind"] for e in posted] == ["session", "idle"]
+    assert not [n for n in os.listdir(directory) if n.endswith(".json")]
