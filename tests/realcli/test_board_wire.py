@@ -11,6 +11,7 @@ over: it once lost an event now and then.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -22,7 +23,7 @@ from _board_helpers import BoardFollower, Event, PtyAgent, board_service
 
 from conftest import base_env, run_cli
 from corral.board import _wire
-from corral.redirect import redirect_for
+from corral.redirect import Redirection, redirect_for
 from corral.testing import FakeModelServer
 
 pytestmark = pytest.mark.realcli
@@ -75,6 +76,22 @@ def assert_live_sequence(
 
 def has(kind: str) -> Callable[[list[Event]], bool]:
     return lambda events: any(e["kind"] == kind for e in events)
+
+
+@contextlib.contextmanager
+def redirected(cli: str, tmp_path: Path) -> Iterator[Redirection]:
+    """``cli`` redirected to the scripted model (``write-file``), its home under ``tmp_path``."""
+    with FakeModelServer("write-file") as model:
+        redirect = redirect_for(
+            cli, base_url=model.base_url, model="fake-model", api_key="test",
+            home=tmp_path / "home",
+        )  # fmt: skip
+        redirect.apply()
+        yield redirect
+
+
+def tui_env(redirect: Redirection) -> dict[str, str]:
+    return redirect.environ({**base_env(), "TERM": "xterm-256color"})
 
 
 def run_wired_session(
@@ -131,12 +148,8 @@ def test_claude_code_session_on_the_board(
     assert [e["path"] for e in wired] == [".claude/settings.json"]
     assert _wire.plan("claude-code", git_repo, url=url).edits == ()  # wiring twice: no change
 
-    with FakeModelServer("write-file") as model:
-        home = tmp_path / "home"
-        redirect = redirect_for(
-            "claude", base_url=model.base_url, model="fake-model", api_key="test", home=home
-        )
-        redirect.apply()
+    home = tmp_path / "home"
+    with redirected("claude", tmp_path) as redirect:
         # A person has answered the first-run questions already: onboarding, key, folder trust.
         (home / ".claude" / ".claude.json").write_text(
             json.dumps(
@@ -152,7 +165,7 @@ def test_claude_code_session_on_the_board(
                 }
             )
         )
-        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        env = tui_env(redirect)
         argv = [str(binary), *redirect.argv, "--permission-mode", "acceptEdits", PROMPT]
         events = run_wired_session("claude", argv, env, git_repo, follower, idle_timeout=90)
 
@@ -177,13 +190,8 @@ def test_opencode_session_on_the_board(
     assert [e["path"] for e in wired] == [".opencode/plugin/corral-board.js"]
     assert _wire.plan("opencode", git_repo, url=url).edits == ()
 
-    with FakeModelServer("write-file") as model:
-        redirect = redirect_for(
-            "opencode", base_url=model.base_url, model="fake-model", api_key="test",
-            home=tmp_path / "home",
-        )  # fmt: skip
-        redirect.apply()
-        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+    with redirected("opencode", tmp_path) as redirect:
+        env = tui_env(redirect)
         argv = [str(binary), *redirect.argv, "--prompt", PROMPT]
         events = run_wired_session("opencode", argv, env, git_repo, follower, idle_timeout=200)
 
@@ -216,17 +224,13 @@ def test_gemini_session_on_the_board(
         5000
     }
 
-    with FakeModelServer("write-file") as model:
-        home = tmp_path / "home"
-        redirect = redirect_for(
-            "gemini", base_url=model.base_url, model="fake-model", api_key="test", home=home
-        )
-        redirect.apply()
+    home = tmp_path / "home"
+    with redirected("gemini", tmp_path) as redirect:
         # A person has trusted the folder (Gemini runs no project hook in an untrusted one).
         (home / ".gemini" / "trustedFolders.json").write_text(
             json.dumps({str(git_repo): "TRUST_FOLDER"})
         )
-        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        env = tui_env(redirect)
         argv = [str(binary), *redirect.argv, "--approval-mode", "auto_edit", "-i", PROMPT]
         events = run_wired_session(
             "gemini", argv, env, git_repo, follower, idle_timeout=150, exit_keys=("/quit", "\r")
@@ -253,18 +257,14 @@ def test_codex_session_on_the_board(
     assert [e["path"] for e in wired] == [".codex/hooks.json"]
     assert _wire.plan("codex", git_repo, url=url).edits == ()
 
-    with FakeModelServer("write-file") as model:
-        home = tmp_path / "home"
-        redirect = redirect_for(
-            "codex", base_url=model.base_url, model="fake-model", api_key="test", home=home
-        )
-        redirect.apply()
+    home = tmp_path / "home"
+    with redirected("codex", tmp_path) as redirect:
         # A person has trusted the project (Codex loads no project hook otherwise) and reviewed
         # its hooks in /hooks; the review is stood in for by --dangerously-bypass-hook-trust.
         (home / ".codex" / "config.toml").write_text(
             f'[projects.{json.dumps(str(git_repo))}]\ntrust_level = "trusted"\n'
         )
-        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+        env = tui_env(redirect)
         argv = [
             str(binary),
             *redirect.argv,
@@ -299,12 +299,7 @@ def test_qwen_headless_run_on_the_board(
     _wire.apply(_wire.plan("qwen", git_repo, url=url))
     wired_bytes = settings.read_bytes()
 
-    with FakeModelServer("write-file") as model:
-        redirect = redirect_for(
-            "qwen", base_url=model.base_url, model="fake-model", api_key="test",
-            home=tmp_path / "home",
-        )  # fmt: skip
-        redirect.apply()
+    with redirected("qwen", tmp_path) as redirect:
         env = redirect.environ(base_env())
         argv = [str(binary), *redirect.argv, "-p", PROMPT, "--yolo"]
         run = run_cli(argv, env=env, cwd=git_repo, timeout=120, label="qwen-wired")
@@ -323,13 +318,8 @@ def run_qwen_tui(
 ) -> list[Event]:
     """Qwen Code's TUI on a PTY, left with Ctrl-C twice (it did not take a typed ``/quit`` from
     the PTY)."""
-    with FakeModelServer("write-file") as model:
-        redirect = redirect_for(
-            "qwen", base_url=model.base_url, model="fake-model", api_key="test",
-            home=tmp_path / "home",
-        )  # fmt: skip
-        redirect.apply()
-        env = redirect.environ({**base_env(), "TERM": "xterm-256color"})
+    with redirected("qwen", tmp_path) as redirect:
+        env = tui_env(redirect)
         argv = [str(binary), *redirect.argv, "--approval-mode", "auto-edit", "-i", PROMPT]
         return run_wired_session(
             "qwen", argv, env, git_repo, follower, idle_timeout=150, exit_keys=("\x03", "\x03")
