@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # ``pathlib`` loads at the first Path made: not before ``corral run``'s spawn
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -19,19 +22,29 @@ TOKEN_FILE = "token"
 
 def home_dir() -> Path:
     """corral's config and state directory: ``$CORRAL_HOME`` or the user config dir."""
+    from pathlib import Path
+
+    return Path(home_str())
+
+
+def home_str() -> str:
+    """:func:`home_dir` as the string it is made from, for code that runs before ``pathlib``
+    is imported (``corral run``'s early spawn, decision 056)."""
     env = os.environ.get("CORRAL_HOME")
     if env:
-        return Path(env)
+        return env
     found = _linux_xdg("XDG_CONFIG_HOME", "~/.config")
     if found is not None:
-        return Path(found)
+        return found
     import platformdirs  # only when no variable says where (it costs a launch's start-up)
 
-    return Path(platformdirs.user_config_dir("corral"))
+    return str(platformdirs.user_config_dir("corral"))
 
 
 def cache_dir() -> Path:
     """Large re-creatable files (installed agent CLIs): ``$CORRAL_CACHE_DIR`` or the user cache dir."""
+    from pathlib import Path
+
     env = os.environ.get("CORRAL_CACHE_DIR")
     if env:
         return Path(env)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 from ..errors import SpawnError
 from ._early import EarlyProcess
 from ._line import LineTransport, TransportFactory
+from ._spawn import Child
 from ._transport import Tap
 
 
@@ -38,14 +38,14 @@ class AdoptedProcess:
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        child: Child,
         stdin: asyncio.StreamWriter,
         stdout: asyncio.StreamReader,
         stderr: asyncio.StreamReader,
         pipes: dict[int, asyncio.BaseTransport],
     ) -> None:
-        self._popen = popen
-        self.pid = popen.pid
+        self._child = child
+        self.pid = child.pid
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -54,7 +54,7 @@ class AdoptedProcess:
 
     @property
     def returncode(self) -> int | None:
-        return self._popen.returncode if self._exited.done() else None
+        return self._child.returncode if self._exited.done() else None
 
     async def wait(self) -> int:
         return await asyncio.shield(self._exited)
@@ -73,38 +73,35 @@ class AdoptedProcess:
         return self
 
     def _reaped(self) -> None:
-        if not self._exited.done() and self._popen.poll() is not None:
-            self._exited.set_result(self._popen.returncode)
+        if not self._exited.done() and self._child.poll() is not None:
+            self._exited.set_result(self._child.returncode)
 
 
-async def adopt(popen: subprocess.Popen[bytes], *, limit: int) -> AdoptedProcess:
-    """The event loop's hold on ``popen``'s pipes and exit (see the module docstring)."""
-    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+async def adopt(child: Child, *, limit: int) -> AdoptedProcess:
+    """The event loop's hold on ``child``'s pipes and exit (see the module docstring)."""
     loop = asyncio.get_running_loop()
     stdout = asyncio.StreamReader(limit=limit, loop=loop)
     stderr = asyncio.StreamReader(limit=limit, loop=loop)
     out_pipe, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), popen.stdout
+        lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), child.stdout
     )
     err_pipe, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(stderr, loop=loop), popen.stderr
+        lambda: asyncio.StreamReaderProtocol(stderr, loop=loop), child.stderr
     )
     in_pipe, in_protocol = await loop.connect_write_pipe(
         lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop),
-        popen.stdin,
+        child.stdin,
     )
     stdin = asyncio.StreamWriter(in_pipe, in_protocol, None, loop)
-    process = AdoptedProcess(popen, stdin, stdout, stderr, {0: in_pipe, 1: out_pipe, 2: err_pipe})
-    _watch_exit(process, popen, loop)
+    process = AdoptedProcess(child, stdin, stdout, stderr, {0: in_pipe, 1: out_pipe, 2: err_pipe})
+    _watch_exit(process, child, loop)
     return process
 
 
-def _watch_exit(
-    process: AdoptedProcess, popen: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop
-) -> None:
+def _watch_exit(process: AdoptedProcess, child: Child, loop: asyncio.AbstractEventLoop) -> None:
     pidfd: int | None = None
     with contextlib.suppress(AttributeError, OSError):
-        pidfd = os.pidfd_open(popen.pid)
+        pidfd = os.pidfd_open(child.pid)
     if pidfd is not None:
         fd = pidfd
 
@@ -117,11 +114,11 @@ def _watch_exit(
         return
 
     def waiter() -> None:
-        popen.wait()
+        child.wait()
         with contextlib.suppress(RuntimeError):  # the loop closed first
             loop.call_soon_threadsafe(process._reaped)
 
-    threading.Thread(target=waiter, name=f"wait-{popen.pid}", daemon=True).start()
+    threading.Thread(target=waiter, name=f"wait-{child.pid}", daemon=True).start()
 
 
 class Handover:

@@ -12,10 +12,13 @@ What the process gets is what :class:`~corral._process.ProcessTransport` gives e
 pipes (stdin stays a pipe; the agent waits on it until the driver writes), its own process group
 (``start_new_session``), and the parent-death signal
 (:func:`~corral._process._lifecycle.child_setup`) from the thread that will run the event loop.
-Until a driver claims it, :func:`discard` (also an ``atexit`` hook, so every exit path of the
-interpreter runs it) SIGKILLs its group and reaps it.
+It is started by :func:`corral._process._spawn.spawn` (``fork`` and ``exec`` without importing
+``subprocess``, decision 056), the same start ``subprocess.Popen`` makes. Until a driver claims
+it, :func:`discard` (also an ``atexit`` hook, so every exit path of the interpreter runs it)
+SIGKILLs its group and reaps it.
 
-This module imports neither asyncio nor anything of corral above ``_process._lifecycle``.
+This module imports neither asyncio, ``subprocess`` nor anything of corral above
+``_process._lifecycle``.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import signal
-import subprocess
 
 from ._lifecycle import child_setup
+from ._spawn import SIGKILL, Child, spawn
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
@@ -40,14 +42,14 @@ class EarlyProcess:
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        child: Child,
         argv: tuple[str, ...],
         env: dict[str, str],
         cwd: str,
         *,
         prompted: bool = False,
     ) -> None:
-        self.popen = popen
+        self.child = child
         self.argv = argv
         self.env = env
         self.cwd = cwd
@@ -57,20 +59,20 @@ class EarlyProcess:
 
     @property
     def pid(self) -> int:
-        return self.popen.pid
+        return self.child.pid
 
     def matches(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | None) -> bool:
         """Whether a driver asking for ``argv``/``env``/``cwd`` would start this very process."""
         return tuple(argv) == self.argv and dict(env or {}) == self.env and cwd == self.cwd
 
-    def claim(self) -> subprocess.Popen[bytes]:
+    def claim(self) -> Child:
         """The process, now the driver's to end (once only)."""
         if self.claimed:
             raise RuntimeError("the early process was claimed already")
         self.claimed = True
         with contextlib.suppress(ValueError):
             _unclaimed.remove(self)
-        return self.popen
+        return self.child
 
     def discard(self) -> None:
         """SIGKILL the process group of an unclaimed process and reap it. Idempotent; a no-op
@@ -80,18 +82,17 @@ class EarlyProcess:
         self.claimed = True
         with contextlib.suppress(ValueError):
             _unclaimed.remove(self)
-        popen = self.popen
-        if popen.poll() is None:
+        child = self.child
+        if child.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(popen.pid, signal.SIGKILL)
+                os.killpg(child.pid, SIGKILL)
             with contextlib.suppress(ProcessLookupError):
-                popen.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            popen.wait(5.0)  # SIGKILL cannot be refused; the bound is for a stuck kernel
-        for pipe in (popen.stdin, popen.stdout, popen.stderr):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
+                child.kill()
+        with contextlib.suppress(TimeoutError):
+            child.wait(5.0)  # SIGKILL cannot be refused; the bound is for a stuck kernel
+        for pipe in (child.stdin, child.stdout, child.stderr):
+            with contextlib.suppress(OSError):
+                pipe.close()
 
 
 def spawn_early(
@@ -100,20 +101,10 @@ def spawn_early(
     """Start ``argv`` as :class:`~corral._process.ProcessTransport` would; ``None`` when it cannot
     be started (a missing binary, say): the driver's own spawn then fails with today's error."""
     try:
-        popen = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            cwd=cwd,
-            start_new_session=True,
-            preexec_fn=child_setup,
-            bufsize=0,
-        )
+        child = spawn(argv, env, cwd, setup=child_setup)
     except (OSError, ValueError):
         return None
-    process = EarlyProcess(popen, tuple(argv), dict(env), cwd, prompted=prompted)
+    process = EarlyProcess(child, tuple(argv), dict(env), cwd, prompted=prompted)
     _unclaimed.append(process)
     return process
 

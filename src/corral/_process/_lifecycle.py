@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import signal
 import sys
 from collections.abc import Iterable
+
+from ._spawn import SIGKILL
 
 _PR_SET_PDEATHSIG = 1
 _libc: ctypes.CDLL | None = None
@@ -50,7 +51,7 @@ def child_setup() -> None:
     if _libc is None:
         return
     parent = os.getppid()
-    _libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    _libc.prctl(_PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl: nobody would ever kill us
         os._exit(1)
 
@@ -134,7 +135,7 @@ def descendants(pid: int) -> list[ProcessId]:
     return found
 
 
-def kill_tree(idents: Iterable[ProcessId], sig: signal.Signals = signal.SIGKILL) -> int:
+def kill_tree(idents: Iterable[ProcessId], sig: int = SIGKILL) -> int:
     """Signal each process that is still the one named (never a reused pid); returns how many."""
     hit = 0
     for ident in idents:

@@ -27,7 +27,6 @@ import atexit
 import contextlib
 import os
 import signal
-import subprocess
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -39,6 +38,7 @@ from ._lifecycle import ProcessId, child_setup, descendants, kill_tree
 
 if TYPE_CHECKING:
     from ._adopt import AdoptedProcess
+    from ._spawn import Child
 
 Direction = Literal["in", "out", "exit"]
 Tap = Callable[[Direction, bytes], None]
@@ -89,7 +89,7 @@ class ProcessTransport:
         cwd: str | None = None,
         max_line: int = DEFAULT_MAX_LINE,
         tap: Tap | None = None,
-        adopt: subprocess.Popen[bytes] | None = None,
+        adopt: Child | None = None,
     ) -> None:
         self.argv = list(argv)
         self._adopt = adopt
@@ -110,8 +110,8 @@ class ProcessTransport:
         if self._adopt is not None:
             from ._adopt import adopt
 
-            popen, self._adopt = self._adopt, None
-            self._proc = await adopt(popen, limit=_CHUNK)
+            child, self._adopt = self._adopt, None
+            self._proc = await adopt(child, limit=_CHUNK)
             _live.add(self)
             self._stderr_task = asyncio.create_task(self._drain_stderr(), name="stderr-tail")
             return

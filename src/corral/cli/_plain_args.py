@@ -32,9 +32,17 @@ def table(options: tuple[Option, ...]) -> dict[str, tuple[str, Kind, bool]]:
 
 
 def parse(
-    args: list[str], names: dict[str, tuple[str, Kind, bool]], positionals: tuple[int, int]
+    args: list[str],
+    names: dict[str, tuple[str, Kind, bool]],
+    positionals: tuple[int, int],
+    *,
+    as_paths: bool = True,
 ) -> tuple[dict[str, Any], list[str]] | None:
-    """The parameters given and the positionals, or ``None`` when Typer must parse."""
+    """The parameters given and the positionals, or ``None`` when Typer must parse.
+
+    ``as_paths=False`` leaves ``path`` / ``paths`` values as strings, for a caller that has work
+    to do before ``pathlib`` is worth its import (``corral run``'s early spawn); it converts them
+    later with :func:`to_paths`."""
     params: dict[str, Any] = {}
     positional: list[str] = []
     i = 0
@@ -60,7 +68,7 @@ def parse(
             value = args[i]
             i += 1
         try:
-            converted = _convert(kind, value)
+            converted = _convert(kind, value) if as_paths or kind[:4] != "path" else value
         except ValueError:
             return None
         if kind in ("strs", "paths"):
@@ -71,6 +79,18 @@ def parse(
     if not low <= len(positional) <= high:
         return None
     return params, positional
+
+
+def to_paths(params: dict[str, Any], options: tuple[Option, ...]) -> dict[str, Any]:
+    """``params`` from ``parse(..., as_paths=False)`` with its path values as ``parse`` makes them."""
+    for param, kind, _on, _off in options:
+        if param not in params:
+            continue
+        if kind == "path":
+            params[param] = _convert(kind, params[param])
+        elif kind == "paths":
+            params[param] = [_convert(kind, value) for value in params[param]]
+    return params
 
 
 def _convert(kind: Kind, value: str) -> object:

@@ -79,6 +79,6 @@ def spawn_for_run(agent: str, prompt: str, params: dict[str, Any]) -> EarlyProce
     return spawn_early(launch.argv, launch.env, launch.cwd, prompted=canonical in PROMPT_IN_ARGV)
 
 
-def _resolved(cwd: Path | None) -> str:
+def _resolved(cwd: str | Path | None) -> str:
     """``(cwd or Path.cwd()).resolve()`` made absolute as ``LaunchOptions.create`` makes it."""
     return os.path.abspath(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))

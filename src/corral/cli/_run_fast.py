@@ -12,7 +12,7 @@ Before it imports the driver it may start the agent (``cli/_run_early.py``, deci
 
 from __future__ import annotations
 
-from ._plain_args import parse, table
+from ._plain_args import parse, table, to_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _TABLE = table(OPTIONS)
 
 def main(args: list[str]) -> int | None:
     """``corral run ARGS`` without Typer; ``None`` when Typer must take the command line."""
-    parsed = parse(args, _TABLE, (2, 2))
+    parsed = parse(args, _TABLE, (2, 2), as_paths=False)  # pathlib after the spawn
     if parsed is None:
         return None
     params, (agent, prompt) = parsed
@@ -52,7 +52,7 @@ def main(args: list[str]) -> int | None:
         try:
             from ._run_main import run_command
 
-            return run_command(agent, prompt, early=early, **params)
+            return run_command(agent, prompt, early=early, **to_paths(params, OPTIONS))
         finally:
             if early is not None:
                 early.discard()  # a no-op once the adapter claimed it

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from pathlib import Path
 
 from ..adapters import ALIASES, BUILTIN_ADAPTERS
 from ..errors import AdapterNotFoundError, ConfigError
@@ -42,8 +41,9 @@ if TYPE_CHECKING:
 EXTRA_ADAPTERS_ENV = "CORRAL_EXTRA_ADAPTERS"
 """``module:Class`` entries, comma-separated, registered on top of everything else (test hook)."""
 
-BUILTIN_DIR = Path(__file__).parent / "builtin"
-"""The built-in manifests' folder (read by path: ``importlib.resources`` loads ``tempfile``)."""
+BUILTIN_DIR = os.path.join(os.path.dirname(__file__), "builtin")
+"""The built-in manifests' folder (read by path: ``importlib.resources`` loads ``tempfile``; a
+string: ``pathlib`` is not imported before ``corral run``'s early spawn, decision 056)."""
 
 BUILTIN_ALIASES: dict[str, str] = {a: i for i, names in ALIASES.items() for a in names}
 """Alias → the built-in id it stands for."""
@@ -66,7 +66,8 @@ def builtin_id(adapter_id: str) -> str | None:
 def read_builtin_manifest(name: str) -> Manifest | None:
     """The built-in manifest in ``builtin/NAME``; ``None`` when there is no such file."""
     try:
-        text = (BUILTIN_DIR / name).read_text("utf-8")
+        with open(os.path.join(BUILTIN_DIR, name), encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         return None
     import json
@@ -79,8 +80,8 @@ def read_builtin_manifest(name: str) -> Manifest | None:
 def load_builtin_manifests() -> list[Manifest]:
     """The manifests shipped with corral, sorted by id."""
     manifests = []
-    for path in sorted(BUILTIN_DIR.glob("*.json"), key=lambda p: p.name):
-        manifest = read_builtin_manifest(path.name)
+    for name in sorted(n for n in os.listdir(BUILTIN_DIR) if n.endswith(".json")):
+        manifest = read_builtin_manifest(name)
         if manifest is not None:
             manifests.append(manifest)
     return manifests

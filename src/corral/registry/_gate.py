@@ -14,7 +14,7 @@ from __future__ import annotations
 from .._paths import home_dir
 from ..errors import AdapterNotFoundError, AdapterUnverified
 from ._builtin import builtin_manifest
-from ._verify_path import record_path
+from ._verify_path import has_record
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def gate_check(
 ) -> tuple[VerifyRecord | None, Manifest | None]:
     """What the gate finds without verifying anything: the record ``adapter_id`` would launch
     under, and the manifest to verify again first (``None``: the launch may go ahead now)."""
-    if not record_path(adapter_id, home).exists():
+    if not has_record(adapter_id, home):
         return None, None  # what ``last_verify`` answers then, without loading msgspec
     from ._state import is_stale, last_verify
 

@@ -179,7 +179,9 @@ def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
 ) -> None:
     """Decision 049: the record's absence is checked without msgspec, the manifest model and the
     ``Launch`` values load nothing of msgspec, the event model or ``typing``; nor does finding
-    the default binary (the pinned install, then PATH: ``registry/_resolve.py``)."""
+    the default binary (the pinned install, then PATH: ``registry/_resolve.py``). Decision 056:
+    nor ``subprocess`` or ``signal``; and with ``--binary`` given, nor ``pathlib`` (finding the
+    default binary still loads it, and so does finding codex's native executable)."""
     given = f"'binary': {binary!r}, " if binary else ""
     code = (
         "import sys\n"
@@ -189,7 +191,9 @@ def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
         "from corral.cli._run_early import spawn_for_run\n"
         f"spawn_for_run({adapter!r}, 'hi', {{{given}'cwd': {str(tmp_path)!r}}})\n"
         "heavy = {'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses',\n"
-        "         'corral.registry._state', 'asyncio'}\n"
+        "         'corral.registry._state', 'asyncio', 'subprocess', 'signal', 'threading'}\n"
+        f"heavy |= {{'pathlib', 're', 'enum'}} if {binary is not None and 'codex' not in adapter} "
+        "else set()\n"
         "print(len(seen), sorted(heavy & seen[0]) if seen else None)\n"
     )
     env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}

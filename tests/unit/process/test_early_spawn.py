@@ -87,7 +87,7 @@ async def test_an_early_process_that_exited_is_adopted_with_its_output_and_code(
     tmp_path: Path,
 ) -> None:
     early = _early(tmp_path, "print('bye'); raise SystemExit(3)")
-    early.popen.wait(10)  # reaped before the hand-over
+    early.child.wait(10)  # reaped before the hand-over
     transport = Handover(early, ProcessTransport)(early.argv, env=early.env, cwd=early.cwd)
     await transport.start()
     assert [line async for line in transport.lines()] == [b"bye"]
@@ -123,7 +123,7 @@ async def test_another_launch_gets_the_drivers_own_factory_and_the_early_one_die
     other = [*early.argv[:-1], "print('fresh')"]
     transport = handover(other, env=early.env, cwd=early.cwd)
     assert asked == [other] and not handover.adopted
-    assert early.popen.returncode is not None  # killed and reaped
+    assert early.child.returncode is not None  # killed and reaped
     await transport.start()
     assert [line async for line in transport.lines()] == [b"fresh"]
     await transport.wait(10)
@@ -144,7 +144,7 @@ def test_an_early_process_running_its_prompt_is_never_started_twice(tmp_path: Pa
     handover = Handover(early, lambda *a, **k: asked.append(a))  # type: ignore[arg-type,return-value]
     with pytest.raises(SpawnError, match="not run a second time"):
         handover([*early.argv[:-1], "--prompt=other"], env=early.env, cwd=early.cwd)
-    assert asked == [] and early.popen.returncode is not None
+    assert asked == [] and early.child.returncode is not None
 
 
 def test_an_env_or_cwd_that_differs_is_not_a_match(tmp_path: Path) -> None:
@@ -172,18 +172,18 @@ def test_discard_kills_the_group_and_is_idempotent(tmp_path: Path) -> None:
         """
     )
     early = _early(tmp_path, code)
-    assert early.popen.stdout is not None
-    grandchild = int(early.popen.stdout.readline())
+    assert early.child.stdout is not None
+    grandchild = int(early.child.stdout.readline())
     early.discard()
     early.discard()
-    assert early.popen.returncode == -signal.SIGKILL
+    assert early.child.returncode == -signal.SIGKILL
     assert _gone(grandchild)
 
 
 def test_a_driver_without_a_transport_factory_gets_nothing(tmp_path: Path) -> None:
     early = _early(tmp_path, "import time; time.sleep(60)")
     assert hand_over(object(), early) is None
-    assert early.popen.returncode is not None
+    assert early.child.returncode is not None
 
 
 @pytest.mark.skipif(not parent_death_supported(), reason="PR_SET_PDEATHSIG is Linux-only")

@@ -74,14 +74,14 @@ def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_every_builtin_manifest_file_is_named_after_its_id() -> None:
     # ``builtin_manifest`` reads ``builtin/<id>.json`` alone; the registry keys by the parsed id.
-    for path in sorted(BUILTIN_DIR.glob("*.json")):
+    for path in sorted(Path(BUILTIN_DIR).glob("*.json")):
         manifest = builtin_manifest(path.stem) if path.stem in BUILTIN_ADAPTERS else None
         assert manifest is None or manifest.id == path.stem, path
-    files = sorted(BUILTIN_DIR.glob("*.json"), key=lambda p: p.name)
+    files = sorted(Path(BUILTIN_DIR).glob("*.json"), key=lambda p: p.name)
     assert [m.id for m in load_builtin_manifests()] == [p.stem for p in files]
     from importlib import resources
 
-    assert Path(str(resources.files("corral.registry") / "builtin")) == BUILTIN_DIR
+    assert Path(str(resources.files("corral.registry") / "builtin")) == Path(BUILTIN_DIR)
 
 
 @pytest.mark.parametrize("name", NAMES)
