@@ -181,12 +181,18 @@ def spawn(
         os.close(fd)
     try:
         report = _read_all(report_r)
+    except BaseException:  # interrupted while the child starts: it must not outlive the call
+        for fd in (in_w, out_r, err_r):
+            os.close(fd)
+        os.kill(pid, SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     finally:
         os.close(report_r)
     if report:
         for fd in (in_w, out_r, err_r):
             os.close(fd)
-        os.waitpid(pid, 0)
+        os.waitpid(pid, 0)  # it exits right after its report
         stage, _, number = report.partition(b":")
         errno = int(number or 0)
         where = {b"cwd": cwd, b"exec": executable}.get(stage, executable)
