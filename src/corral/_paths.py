@@ -45,15 +45,20 @@ def cache_dir() -> Path:
     """Large re-creatable files (installed agent CLIs): ``$CORRAL_CACHE_DIR`` or the user cache dir."""
     from pathlib import Path
 
+    return Path(cache_str())
+
+
+def cache_str() -> str:
+    """:func:`cache_dir` as the string it is made from (see :func:`home_str`)."""
     env = os.environ.get("CORRAL_CACHE_DIR")
     if env:
-        return Path(env)
+        return env
     found = _linux_xdg("XDG_CACHE_HOME", "~/.cache")
     if found is not None:
-        return Path(found)
+        return found
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("corral"))
+    return str(platformdirs.user_cache_dir("corral"))
 
 
 def _linux_xdg(variable: str, default: str) -> str | None:

@@ -4,7 +4,6 @@ builder :class:`~.gemini_exec.GeminiExecAdapter` uses, and its early-launch hook
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from .._record import dataclass, field
 from ..errors import ConfigError
@@ -66,10 +65,14 @@ def build_launch(
         argv += ["--approval-mode", approval_mode]
     if resume is not None:
         argv += ["--resume", resume]
-    root = Path(cwd).resolve()
-    outside = sorted(
-        {str(Path(f).parent) for f in files if not Path(f).resolve().is_relative_to(root)}
-    )
+    outside: list[str] = []
+    if files:  # ``pathlib`` only for attachments: never on ``corral run``'s early path
+        from pathlib import Path
+
+        root = Path(cwd).resolve()
+        outside = sorted(
+            {str(Path(f).parent) for f in files if not Path(f).resolve().is_relative_to(root)}
+        )
     for directory in outside:
         argv += ["--include-directories", directory]
     argv += list(extra_args)

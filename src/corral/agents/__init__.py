@@ -12,14 +12,13 @@ Versions live in ``pins.toml`` next to this file; nothing else pins them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ._layout import agents_root, locate_in, which
 from ._pins import Pin, get_pin, pinned, platform_tag
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from ._install import InstallEvent, InstallResult, InstallState, install, verify

@@ -10,20 +10,24 @@ Layout (one directory per agent and version, so two versions never collide)::
 
 A directory without the marker is either half-installed (a crash: redo it) or laid out by hand
 or by an older corral (adopt it once the package metadata and ``--version`` agree with the pin).
+
+The look-up itself (:func:`locate_path`, :func:`agents_root_str`) works on strings: it runs
+before ``corral run``'s early spawn, which does not import ``pathlib`` (decision 056); the
+functions that return a ``Path`` wrap it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-from .._paths import cache_dir
+from .._paths import cache_str
 from .._record import dataclass, field_names
 from ._pins import Pin, platform_tag
 
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 MARKER = ".corral-installed.json"
@@ -46,28 +50,35 @@ class Marker:
 
 def agents_root(prefix: Path | str | None = None) -> Path:
     """Root of the agent installs: ``prefix``, else ``$CORRAL_AGENTS_DIR``, else the cache dir."""
+    from pathlib import Path
+
+    return Path(agents_root_str(prefix))
+
+
+def agents_root_str(prefix: Path | str | None = None) -> str:
+    """:func:`agents_root` as the string it is made from."""
     if prefix is not None:
-        return Path(prefix)
+        return os.fspath(prefix)
     env = os.environ.get("CORRAL_AGENTS_DIR")
-    return Path(env) if env else cache_dir() / "agents"
+    return env if env else os.path.join(cache_str(), "agents")
 
 
 def install_dir(pin: Pin, root: Path) -> Path:
     return root / pin.name / pin.version
 
 
-def _bin_dir(pin: Pin, directory: Path) -> Path:
+def _bin_dir(pin: Pin, directory: str) -> str:
     if pin.registry == "pypi":
-        return directory / "venv" / ("Scripts" if sys.platform == "win32" else "bin")
-    return directory / "node_modules" / ".bin"
+        return os.path.join(directory, "venv", "Scripts" if sys.platform == "win32" else "bin")
+    return os.path.join(directory, "node_modules", ".bin")
 
 
-def _is_real_executable(path: Path) -> bool:
+def _is_real_executable(path: str) -> bool:
     """True for a runnable file; False for npm's no-shebang placeholder stubs."""
     try:
-        if not path.is_file() or not os.access(path, os.X_OK):
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
             return False
-        with path.open("rb") as fh:
+        with open(path, "rb") as fh:
             head = fh.read(4)
     except OSError:
         return False
@@ -80,31 +91,41 @@ def find_binary(pin: Pin, directory: Path, bin_name: str | None = None) -> Path 
     When npm skipped install scripts, claude's and opencode's ``bin/*.exe`` stay placeholders;
     then the binary inside the platform package (``fallback`` in pins.toml) is used instead.
     """
+    from pathlib import Path
+
+    found = _find_binary(pin, os.fspath(directory), bin_name)
+    return None if found is None else Path(found)
+
+
+def _find_binary(pin: Pin, directory: str, bin_name: str | None = None) -> str | None:
     name = bin_name or pin.bin
-    candidate = _bin_dir(pin, directory) / name
+    candidate = os.path.join(_bin_dir(pin, directory), name)
     if _is_real_executable(candidate):
         return candidate
     if name == pin.bin:
         for pattern in pin.fallback:
-            path = directory / pattern.format(platform=platform_tag())
+            path = os.path.join(directory, pattern.format(platform=platform_tag()))
             if _is_real_executable(path):
                 return path
     return None
 
 
-def installed_version(pin: Pin, directory: Path) -> str | None:
+def installed_version(pin: Pin, directory: Path | str) -> str | None:
     """The package version the install dir holds, from package metadata (no process started)."""
     import json
 
     if pin.registry == "npm":
-        meta = directory / "node_modules" / pin.package / "package.json"
+        meta = os.path.join(directory, "node_modules", pin.package, "package.json")
         try:
-            version = json.loads(meta.read_text("utf-8")).get("version")
+            with open(meta, encoding="utf-8") as fh:
+                version = json.loads(fh.read()).get("version")
         except (OSError, ValueError):
             return None
         return version if isinstance(version, str) else None
+    from pathlib import Path
+
     normalized = pin.package.replace("-", "_").lower()
-    for site in (directory / "venv").glob("lib*/python*/site-packages"):
+    for site in (Path(directory) / "venv").glob("lib*/python*/site-packages"):
         for dist in site.glob("*.dist-info"):
             dist_name, _, version = dist.name[: -len(".dist-info")].rpartition("-")
             if dist_name.replace("-", "_").lower() == normalized:
@@ -112,12 +133,13 @@ def installed_version(pin: Pin, directory: Path) -> str | None:
     return None
 
 
-def read_marker(pin: Pin, directory: Path) -> Marker | None:
+def read_marker(pin: Pin, directory: Path | str) -> Marker | None:
     """The marker of a finished install of exactly this pin, or ``None``."""
     import json
 
     try:
-        data = json.loads((directory / MARKER).read_bytes())
+        with open(os.path.join(directory, MARKER), "rb") as fh:
+            data = json.loads(fh.read())
     except (OSError, ValueError):
         return None
     marker = _marker(data)
@@ -156,14 +178,26 @@ def write_marker(directory: Path, marker: Marker) -> None:
 def locate_in(pin: Pin, root: Path) -> Path | None:
     """The pinned binary under ``root`` when that install looks complete, else ``None``."""
     directory = install_dir(pin, root)
-    if read_marker(pin, directory) is None and installed_version(pin, directory) != pin.version:
-        return None
-    return find_binary(pin, directory)
+    return find_binary(pin, directory) if _complete(pin, os.fspath(directory)) else None
+
+
+def locate_path(pin: Pin, root: str) -> str | None:
+    """:func:`locate_in` as a string, without ``pathlib``."""
+    directory = os.path.join(root, pin.name, pin.version)
+    return _find_binary(pin, directory) if _complete(pin, directory) else None
+
+
+def _complete(pin: Pin, directory: str) -> bool:
+    return (
+        read_marker(pin, directory) is not None or installed_version(pin, directory) == pin.version
+    )
 
 
 def which(name: str) -> Path | None:
     """``name`` on ``PATH`` (an executable file), like ``shutil.which`` on POSIX — whose module
     imports zlib, bz2 and lzma, a cost every ``corral launch`` would pay."""
+    from pathlib import Path
+
     if sys.platform == "win32":
         import shutil
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 from functools import cache
-from pathlib import Path
 
 from .._record import dataclass
 from ..errors import ConfigError
@@ -130,13 +129,15 @@ def _entry_problem(entry: Any) -> str | None:
     return None
 
 
-PINS_FILE = Path(__file__).parent / "pins.toml"
-"""next to this module (importlib.resources would load zipfile on every launch)"""
+PINS_FILE = os.path.join(os.path.dirname(__file__), "pins.toml")
+"""next to this module (importlib.resources would load zipfile on every launch; a string:
+``pathlib`` is not imported before ``corral run``'s early spawn, decision 056)"""
 
 
 @cache
 def _packaged_pins() -> tuple[Pin, ...]:
-    text = PINS_FILE.read_text("utf-8")
+    with open(PINS_FILE, encoding="utf-8") as fh:
+        text = fh.read()
     from . import _pins_data
 
     if text == _pins_data.SOURCE:

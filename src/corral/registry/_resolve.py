@@ -12,17 +12,19 @@ in the pinned-agents cache (``cache_dir()/agents/<name>/<version>/node_modules/.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
-from pathlib import Path
 
 from .._record import dataclass
 
 # Every adapter's launch resolves its binary here, ``corral run``'s early spawn too: so no
-# msgspec, ``typing`` or ``re`` at import (decision 049).
+# msgspec, ``typing`` or ``re`` at import (decision 049), and a look-up on strings, without
+# ``pathlib`` (decision 056).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
     from typing import Literal
 
     HostPlatform = Literal["linux", "macos", "windows"]
@@ -93,6 +95,17 @@ def pinned_executable(name: str) -> Path | None:
     return None
 
 
+def _pinned_path(name: str) -> str | None:
+    """:func:`pinned_executable` as a string, without ``pathlib``."""
+    from ..agents import pinned
+    from ..agents._layout import agents_root_str, locate_path
+
+    for pin in pinned():
+        if name == pin.bin:
+            return locate_path(pin, agents_root_str())
+    return None
+
+
 def _candidates(name: str, platform: HostPlatform, pathext: str | None) -> list[str]:
     if platform != "windows":
         return [name]
@@ -108,8 +121,8 @@ def _candidates(name: str, platform: HostPlatform, pathext: str | None) -> list[
     return names
 
 
-def _is_launchable(path: Path, platform: HostPlatform) -> bool:
-    if not path.is_file():
+def _is_launchable(path: str, platform: HostPlatform) -> bool:
+    if not os.path.isfile(path):
         return False
     return platform == "windows" or os.access(path, os.X_OK)
 
@@ -145,31 +158,35 @@ def resolve_executable_path(
 
     if any(s in name for s in seps):
         for cand in candidates:
-            if _is_launchable(Path(cand), plat):
+            if _is_launchable(cand, plat):
                 return ResolvedExecutable(
                     name=name, path=cand, argv=_launch_argv(cand, plat), source="explicit"
                 )
         return None
 
     pathsep = ";" if plat == "windows" else ":"
-    on_path: list[tuple[Path, Literal["path", "pinned"]]] = [
-        (Path(d), "path") for d in path.split(pathsep) if d
+    on_path: list[tuple[str, Literal["path", "pinned"]]] = [
+        (d, "path") for d in path.split(pathsep) if d
     ]
-    searched: list[tuple[Path, Literal["path", "pinned"]]]
+    searched: Iterable[tuple[str, Literal["path", "pinned"]]]
     if extra_dirs is None:
-        pinned = pinned_executable(name)
+        pinned = _pinned_path(name)
         if pinned is not None and _is_launchable(pinned, plat):
             return ResolvedExecutable(
-                name=name, path=str(pinned), argv=_launch_argv(str(pinned), plat), source="pinned"
+                name=name, path=pinned, argv=_launch_argv(pinned, plat), source="pinned"
             )
-        searched = on_path + [(d, "pinned") for d in pinned_bin_dirs(name)]
+        # The other pinned versions are listed only when PATH has none (they need ``pathlib``).
+        later: Iterable[tuple[str, Literal["path", "pinned"]]] = (
+            (os.fspath(d), "pinned") for d in pinned_bin_dirs(name)
+        )
+        searched = itertools.chain(on_path, later)
     else:
-        searched = [(d, "pinned") for d in extra_dirs] + on_path
+        searched = [*((os.fspath(d), "pinned") for d in extra_dirs), *on_path]
     for directory, source in searched:
         for cand in candidates:
-            full = directory / cand
+            full = os.path.join(directory, cand)
             if _is_launchable(full, plat):
                 return ResolvedExecutable(
-                    name=name, path=str(full), argv=_launch_argv(str(full), plat), source=source
+                    name=name, path=full, argv=_launch_argv(full, plat), source=source
                 )
     return None

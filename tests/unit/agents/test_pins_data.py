@@ -12,14 +12,14 @@ from corral.agents._pins import PINS_FILE, parse_pins, pins_from
 
 
 def test_the_parsed_copy_is_current() -> None:
-    text = PINS_FILE.read_text("utf-8")
+    text = Path(PINS_FILE).read_text("utf-8")
     assert text == _pins_data.SOURCE, "pins.toml changed: run python scripts/gen_pins_data.py"
     assert tomllib.loads(text)["agents"] == _pins_data.AGENTS
 
 
 def test_the_copy_gives_the_pins_parsing_gives() -> None:
-    assert pins_from(_pins_data.AGENTS) == parse_pins(PINS_FILE.read_text("utf-8"))
-    assert _pins.pinned() == list(parse_pins(PINS_FILE.read_text("utf-8")))
+    assert pins_from(_pins_data.AGENTS) == parse_pins(Path(PINS_FILE).read_text("utf-8"))
+    assert _pins.pinned() == list(parse_pins(Path(PINS_FILE).read_text("utf-8")))
 
 
 def test_an_edited_pins_file_is_parsed_again(
@@ -27,7 +27,8 @@ def test_an_edited_pins_file_is_parsed_again(
 ) -> None:
     edited = tmp_path / "pins.toml"
     edited.write_text(
-        PINS_FILE.read_text("utf-8").replace('version = "2.1.197"', 'version = "9.9.9"'), "utf-8"
+        Path(PINS_FILE).read_text("utf-8").replace('version = "2.1.197"', 'version = "9.9.9"'),
+        "utf-8",
     )
     monkeypatch.setattr(_pins, "PINS_FILE", edited)
     _pins._packaged_pins.cache_clear()

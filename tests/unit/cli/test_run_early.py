@@ -172,7 +172,18 @@ def test_the_early_spawn_happens_before_the_event_loop_is_imported(tmp_path: Pat
 
 @pytest.mark.parametrize("binary", [sys.executable, None], ids=["binary", "default-binary"])
 @pytest.mark.parametrize(
-    "adapter", ["claude-code", "qwen", "pi", "gemini", "hermes", "codex", "codex-exec"]
+    "adapter",
+    [
+        "claude-code",
+        "qwen",
+        "pi",
+        "gemini",
+        "hermes",
+        "codex",
+        "codex-exec",
+        "gemini-exec",
+        "opencode-run",
+    ],
 )
 def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
     tmp_path: Path, adapter: str, binary: str | None
@@ -180,8 +191,7 @@ def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
     """Decision 049: the record's absence is checked without msgspec, the manifest model and the
     ``Launch`` values load nothing of msgspec, the event model or ``typing``; nor does finding
     the default binary (the pinned install, then PATH: ``registry/_resolve.py``). Decision 056:
-    nor ``subprocess`` or ``signal``; and with ``--binary`` given, nor ``pathlib`` (finding the
-    default binary still loads it, and so does finding codex's native executable)."""
+    nor ``subprocess``, ``signal`` or ``pathlib``, finding the binary included."""
     given = f"'binary': {binary!r}, " if binary else ""
     code = (
         "import sys\n"
@@ -191,9 +201,8 @@ def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
         "from corral.cli._run_early import spawn_for_run\n"
         f"spawn_for_run({adapter!r}, 'hi', {{{given}'cwd': {str(tmp_path)!r}}})\n"
         "heavy = {'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses',\n"
-        "         'corral.registry._state', 'asyncio', 'subprocess', 'signal', 'threading'}\n"
-        f"heavy |= {{'pathlib', 're', 'enum'}} if {binary is not None and 'codex' not in adapter} "
-        "else set()\n"
+        "         'corral.registry._state', 'asyncio', 'subprocess', 'signal', 'threading',\n"
+        "         'pathlib'}\n"
         "print(len(seen), sorted(heavy & seen[0]) if seen else None)\n"
     )
     env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}
