@@ -177,20 +177,18 @@ def write_marker(directory: Path, marker: Marker) -> None:
 
 def locate_in(pin: Pin, root: Path) -> Path | None:
     """The pinned binary under ``root`` when that install looks complete, else ``None``."""
-    directory = install_dir(pin, root)
-    return find_binary(pin, directory) if _complete(pin, os.fspath(directory)) else None
+    from pathlib import Path
+
+    found = locate_path(pin, os.fspath(root))
+    return None if found is None else Path(found)
 
 
 def locate_path(pin: Pin, root: str) -> str | None:
     """:func:`locate_in` as a string, without ``pathlib``."""
     directory = os.path.join(root, pin.name, pin.version)
-    return _find_binary(pin, directory) if _complete(pin, directory) else None
-
-
-def _complete(pin: Pin, directory: str) -> bool:
-    return (
-        read_marker(pin, directory) is not None or installed_version(pin, directory) == pin.version
-    )
+    if read_marker(pin, directory) is None and installed_version(pin, directory) != pin.version:
+        return None
+    return _find_binary(pin, directory)
 
 
 def which(name: str) -> Path | None:

@@ -86,13 +86,10 @@ def pinned_bin_dirs(name: str, *, cache: Path | None = None) -> list[Path]:
 
 def pinned_executable(name: str) -> Path | None:
     """corral's pinned install of agent executable ``name`` when that install is complete."""
-    from ..agents import pinned
-    from ..agents._layout import agents_root, locate_in
+    from pathlib import Path
 
-    for pin in pinned():
-        if name == pin.bin:
-            return locate_in(pin, agents_root())
-    return None
+    found = _pinned_path(name)
+    return None if found is None else Path(found)
 
 
 def _pinned_path(name: str) -> str | None:
