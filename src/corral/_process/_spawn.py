@@ -37,7 +37,7 @@ TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-SIGKILL: int = _signal.SIGKILL
+SIGKILL: int = getattr(_signal, "SIGKILL", 9)
 """``signal.SIGKILL`` as a plain int, for code that runs before ``signal`` is imported."""
 
 _FAILED = 255
@@ -131,6 +131,8 @@ def spawn(
     args = list(argv)
     if not args:
         raise ValueError("an empty command line")
+    if not hasattr(os, "fork"):  # Windows: the caller starts the agent its ordinary way
+        raise OSError(38, "this platform has no fork")
     executable = find_executable(args[0], env)
     environ = dict(env)
     fds: list[int] = []
@@ -156,8 +158,10 @@ def spawn(
                 stage = b"setup"
                 if setup is not None:
                     setup()
-                _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
-                _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+                for name in ("SIGPIPE", "SIGXFSZ"):
+                    number = getattr(_signal, name, None)
+                    if number is not None:
+                        _signal.signal(number, _signal.SIG_DFL)
                 for fd in inherited:
                     if fd > 2 and fd != report_w:
                         try:  # noqa: SIM105 (no context manager between fork and exec)

@@ -144,3 +144,15 @@ def test_a_process_without_a_standard_descriptor_refuses_to_spawn(tmp_path: Path
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "refused 9"
+
+
+def test_without_fork_the_start_is_refused_for_the_ordinary_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Windows has no fork: ``spawn_early`` turns the OSError into "no early process".
+    monkeypatch.delattr(os, "fork")
+    with pytest.raises(OSError, match="no fork"):
+        spawn(["/bin/true"], {}, str(tmp_path))
+    from corral._process._early import spawn_early
+
+    assert spawn_early(["/bin/true"], {}, str(tmp_path)) is None
