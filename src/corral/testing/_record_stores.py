@@ -19,6 +19,7 @@ Nothing is scrubbed: the parsers are tested on the bytes the CLI wrote.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -142,7 +143,8 @@ def _run(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[int, str]
 def _dump(db: Path, tables: Sequence[str]) -> str:
     """The schema and rows of ``tables`` as SQL text (SQLite's own ``quote()`` for values)."""
     lines = ["BEGIN;"]
-    with sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True) as conn:
+    # ``closing``: a connection's own ``with`` ends a transaction, it does not close.
+    with contextlib.closing(sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)) as conn:
         for table in tables:
             row = conn.execute(
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
