@@ -215,11 +215,6 @@ def _open_descriptors() -> list[int]:
 def _read_all(fd: int) -> bytes:
     """Every byte of ``fd`` up to its end (the child's ``exec``, or its report and exit)."""
     chunks: list[bytes] = []
-    while True:
-        try:
-            chunk = os.read(fd, 64)
-        except InterruptedError:
-            continue
-        if not chunk:
-            return b"".join(chunks)
+    while chunk := os.read(fd, 64):  # an interrupted read is retried by Python (PEP 475)
         chunks.append(chunk)
+    return b"".join(chunks)

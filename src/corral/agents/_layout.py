@@ -64,7 +64,13 @@ def agents_root_str(prefix: Path | str | None = None) -> str:
 
 
 def install_dir(pin: Pin, root: Path) -> Path:
-    return root / pin.name / pin.version
+    from pathlib import Path
+
+    return Path(_install_path(pin, os.fspath(root)))
+
+
+def _install_path(pin: Pin, root: str) -> str:
+    return os.path.join(root, pin.name, pin.version)
 
 
 def _bin_dir(pin: Pin, directory: str) -> str:
@@ -185,7 +191,7 @@ def locate_in(pin: Pin, root: Path) -> Path | None:
 
 def locate_path(pin: Pin, root: str) -> str | None:
     """:func:`locate_in` as a string, without ``pathlib``."""
-    directory = os.path.join(root, pin.name, pin.version)
+    directory = _install_path(pin, root)
     if read_marker(pin, directory) is None and installed_version(pin, directory) != pin.version:
         return None
     return _find_binary(pin, directory)

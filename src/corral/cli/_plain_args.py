@@ -68,7 +68,8 @@ def parse(
             value = args[i]
             i += 1
         try:
-            converted = _convert(kind, value) if as_paths or kind[:4] != "path" else value
+            keep = not as_paths and kind in ("path", "paths")
+            converted = value if keep else _convert(kind, value)
         except ValueError:
             return None
         if kind in ("strs", "paths"):
