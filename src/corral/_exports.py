@@ -8,8 +8,6 @@ submodule that defines each, so importing the package costs nothing until a name
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
 
 if TYPE_CHECKING:
@@ -30,6 +28,8 @@ def lazy_exports(
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib  # on first use: the package's __init__ loads ``warnings`` (decision 057)
+
         value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value  # later look-ups skip this function
         return value

@@ -31,10 +31,9 @@ Errors carry their data as attributes, so nobody has to parse a message::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 TYPE_CHECKING = False  # ``typing`` itself costs corral launch's start-up (decision 036)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor ``collections``, before corral run's early spawn (decision 057)
+    from collections.abc import Sequence
     from typing import Any
 
 

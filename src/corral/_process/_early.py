@@ -24,7 +24,6 @@ This module imports neither asyncio, ``subprocess`` nor anything of corral above
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 
 from ._lifecycle import child_setup
@@ -70,8 +69,7 @@ class EarlyProcess:
         if self.claimed:
             raise RuntimeError("the early process was claimed already")
         self.claimed = True
-        with contextlib.suppress(ValueError):
-            _unclaimed.remove(self)
+        _forget(self)
         return self.child
 
     def discard(self) -> None:
@@ -80,8 +78,9 @@ class EarlyProcess:
         if self.claimed:
             return
         self.claimed = True
-        with contextlib.suppress(ValueError):
-            _unclaimed.remove(self)
+        _forget(self)
+        import contextlib  # after the spawn: not loaded before it (decision 057)
+
         child = self.child
         if child.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -93,6 +92,11 @@ class EarlyProcess:
         for pipe in (child.stdin, child.stdout, child.stderr):
             with contextlib.suppress(OSError):
                 pipe.close()
+
+
+def _forget(process: EarlyProcess) -> None:
+    if process in _unclaimed:
+        _unclaimed.remove(process)
 
 
 def spawn_early(

@@ -14,28 +14,36 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import sys
-from collections.abc import Iterable
 
 from ._spawn import SIGKILL
+
+# Neither ``typing``, ``contextlib`` nor ``collections`` is loaded before the early spawn
+# (decisions 036 and 057): this module is on that path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _PR_SET_PDEATHSIG = 1
 _libc: ctypes.CDLL | None = None
 if sys.platform.startswith("linux"):
     # The process's own symbols hold libc's ``prctl``: no ``find_library``, which runs
     # ``ldconfig -p`` (a process spawn on every start of corral, issue 20).
-    with contextlib.suppress(OSError, AttributeError):
+    try:
         _own = ctypes.CDLL(None, use_errno=True)
         if _own.prctl is not None:  # AttributeError when absent: the fallback below
             _libc = _own
+    except (OSError, AttributeError):
+        pass
     if _libc is None:
         import ctypes.util  # shutil, with zlib, bz2 and lzma: only when needed
 
-        with contextlib.suppress(OSError):
+        try:
             _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        except OSError:
+            _libc = None
 
 ProcessId = tuple[int, int]
 """``(pid, start_time)``: one process, immune to pid reuse."""
@@ -109,8 +117,10 @@ def _parents() -> dict[int, int]:
         except OSError:
             continue
         fields = data[data.rfind(b")") + 2 :].split()
-        with contextlib.suppress(IndexError, ValueError):
+        try:
             parents[int(entry)] = int(fields[1])
+        except (IndexError, ValueError):
+            continue
     return parents
 
 
@@ -141,7 +151,9 @@ def kill_tree(idents: Iterable[ProcessId], sig: int = SIGKILL) -> int:
     for ident in idents:
         if not is_alive(ident):
             continue
-        with contextlib.suppress(ProcessLookupError, PermissionError):
+        try:
             os.kill(ident[0], sig)
-            hit += 1
+        except (ProcessLookupError, PermissionError):
+            continue
+        hit += 1
     return hit

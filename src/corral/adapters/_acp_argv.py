@@ -4,13 +4,14 @@ launch words of the ACP vendors that have an early launch (:mod:`._early`), and 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 
 from .._record import dataclass
 from ._launch import Launch, find_binary
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor ``collections`` before the early spawn (decision 057)
+    from collections.abc import Mapping, Sequence
+
     from ._early import EarlyRequest
 
 

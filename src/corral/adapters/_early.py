@@ -23,7 +23,7 @@ Light means: no asyncio, no event model, no parser, no ``corral.adapters.base``.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
 if TYPE_CHECKING:
@@ -82,5 +82,7 @@ def early_hook(adapter_id: str) -> Callable[[EarlyRequest], Launch] | None:
     if ref is None:
         return None
     module, _, name = ref.partition(":")
-    hook: Callable[[EarlyRequest], Launch] = getattr(importlib.import_module(module), name)
+    # ``__import__``, not ``importlib``: that package's __init__ loads ``warnings`` (decision 057)
+    __import__(module)
+    hook: Callable[[EarlyRequest], Launch] = getattr(sys.modules[module], name)
     return hook

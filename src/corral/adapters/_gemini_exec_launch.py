@@ -3,15 +3,15 @@ builder :class:`~.gemini_exec.GeminiExecAdapter` uses, and its early-launch hook
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from .._record import dataclass, field
 from ..errors import ConfigError
 from . import _launch
 from ._launch import find_binary
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor ``collections`` before the early spawn (decision 057)
+    from collections.abc import Mapping, Sequence
+
     from ._early import EarlyRequest
 
 DEFAULT_BINARY = "gemini"

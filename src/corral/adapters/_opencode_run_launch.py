@@ -3,13 +3,13 @@ and the early-launch hook of its first prompt (:mod:`._early`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from ..errors import ConfigError
 from ._launch import Launch, find_binary
 
 TYPE_CHECKING = False  # ``typing`` itself costs start-up (decision 036)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor ``collections`` before the early spawn (decision 057)
+    from collections.abc import Mapping, Sequence
+
     from ._early import EarlyRequest
 
 DEFAULT_BINARY = "opencode"

@@ -118,15 +118,16 @@ def _find_binary(pin: Pin, directory: str, bin_name: str | None = None) -> str |
 
 def installed_version(pin: Pin, directory: Path | str) -> str | None:
     """The package version the install dir holds, from package metadata (no process started)."""
-    import json
+    from corral._lean_json import loads
 
     if pin.registry == "npm":
         meta = os.path.join(directory, "node_modules", pin.package, "package.json")
         try:
-            with open(meta, encoding="utf-8") as fh:
-                version = json.loads(fh.read()).get("version")
+            with open(meta, "rb") as fh:
+                data = loads(fh.read())
         except (OSError, ValueError):
             return None
+        version = data.get("version") if isinstance(data, dict) else None
         return version if isinstance(version, str) else None
     from pathlib import Path
 
@@ -141,11 +142,11 @@ def installed_version(pin: Pin, directory: Path | str) -> str | None:
 
 def read_marker(pin: Pin, directory: Path | str) -> Marker | None:
     """The marker of a finished install of exactly this pin, or ``None``."""
-    import json
+    from corral._lean_json import loads  # not json: this runs before the early spawn (decision 057)
 
     try:
         with open(os.path.join(directory, MARKER), "rb") as fh:
-            data = json.loads(fh.read())
+            data = loads(fh.read())
     except (OSError, ValueError):
         return None
     marker = _marker(data)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ConfigError
-from ._pins import _packaged_pins, parse_pins
+from ._pins import forget_packaged_pins, parse_pins
 
 _TABLE = re.compile(r"^\[(?P<name>[^\]]+)\]\s*(#.*)?$")
 _VERSION_LINE = re.compile(r'^(?P<head>\s*version\s*=\s*)"(?P<value>[^"]*)"(?P<tail>.*)$')
@@ -67,5 +67,5 @@ def write_version(name: str, version: str, path: Path | None = None) -> str:
         from ._pins_render import write_data
 
         write_data(target)  # the parsed copy corral launch reads follows the edit
-    _packaged_pins.cache_clear()
+    forget_packaged_pins()
     return old or ""

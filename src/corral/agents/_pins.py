@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import cache
 
 from .._record import dataclass
 from ..errors import ConfigError
@@ -134,8 +133,23 @@ PINS_FILE = os.path.join(os.path.dirname(__file__), "pins.toml")
 ``pathlib`` is not imported before ``corral run``'s early spawn, decision 056)"""
 
 
-@cache
+_packaged: list[tuple[Pin, ...]] = []
+"""the packaged pins once read (not ``functools.cache``: ``functools`` loads ``collections``
+before ``corral run``'s early spawn, decision 057)"""
+
+
 def _packaged_pins() -> tuple[Pin, ...]:
+    if not _packaged:
+        _packaged.append(_read_packaged_pins())
+    return _packaged[0]
+
+
+def forget_packaged_pins() -> None:
+    """Read pins.toml again at the next look-up (after it was edited)."""
+    _packaged.clear()
+
+
+def _read_packaged_pins() -> tuple[Pin, ...]:
     with open(PINS_FILE, encoding="utf-8") as fh:
         text = fh.read()
     from . import _pins_data

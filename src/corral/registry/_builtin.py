@@ -22,7 +22,6 @@ So :func:`resolve_builtin` and :func:`builtin_manifest` give what ``Registry().r
 
 from __future__ import annotations
 
-import importlib
 import os
 
 from ..adapters import ALIASES, BUILTIN_ADAPTERS
@@ -89,6 +88,8 @@ def load_builtin_manifests() -> list[Manifest]:
 
 def load_ref(ref: type[BaseAdapter] | str) -> type[BaseAdapter]:
     """The class behind a reference; ``ConfigError`` when it is not a BaseAdapter subclass."""
+    import importlib  # here: importlib's __init__ loads ``warnings`` (decision 057)
+
     from ..adapters.base import BaseAdapter
 
     if isinstance(ref, str):

@@ -192,3 +192,21 @@ def test_locate_falls_back_to_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 )
 def test_version_match_allows_a_full_stop_but_not_a_longer_version(output: str, ok: bool) -> None:
     assert _version_matches("1.0.102", output) is ok
+
+
+@pytest.mark.parametrize(
+    ("meta", "version"),
+    [
+        (b'{"name": "@toy/cli", "version": "1.2.3"}', "1.2.3"),
+        (b'\xef\xbb\xbf{"version": "1.2.3"}', "1.2.3"),  # a UTF-8 BOM, which json.loads drops
+        (b'["1.2.3"]', None),  # JSON, but not an object
+        (b'{"version": 123}', None),
+        (b"{not json", None),
+        (b"\xff\xfe\x00", None),
+    ],
+)
+def test_npm_version_from_package_json(tmp_path: Path, meta: bytes, version: str | None) -> None:
+    package = tmp_path / "node_modules/@toy/cli"
+    package.mkdir(parents=True)
+    (package / "package.json").write_bytes(meta)
+    assert installed_version(PIN, tmp_path) == version

@@ -44,3 +44,11 @@ def test_round_trip(tmp_path: Path) -> None:
 def test_anything_else_is_no_marker(tmp_path: Path, text: str) -> None:
     (tmp_path / MARKER).write_text(text)
     assert read_marker(PIN, tmp_path) is None
+
+
+def test_a_marker_with_a_byte_order_mark_reads_as_json_reads_it(tmp_path: Path) -> None:
+    write_marker(tmp_path, MARK)
+    marker = tmp_path / MARKER
+    marker.write_bytes(b"\xef\xbb\xbf" + marker.read_bytes())
+    assert json.loads(marker.read_bytes())["version"] == "1.2.3"
+    assert read_marker(PIN, tmp_path) == MARK

@@ -31,8 +31,8 @@ def test_an_edited_pins_file_is_parsed_again(
         "utf-8",
     )
     monkeypatch.setattr(_pins, "PINS_FILE", edited)
-    _pins._packaged_pins.cache_clear()
+    _pins.forget_packaged_pins()
     try:
         assert _pins.get_pin("claude").version == "9.9.9"
     finally:
-        _pins._packaged_pins.cache_clear()
+        _pins.forget_packaged_pins()

@@ -191,26 +191,72 @@ def test_with_no_verification_record_msgspec_is_not_loaded_at_the_spawn(
     """Decision 049: the record's absence is checked without msgspec, the manifest model and the
     ``Launch`` values load nothing of msgspec, the event model or ``typing``; nor does finding
     the default binary (the pinned install, then PATH: ``registry/_resolve.py``). Decision 056:
-    nor ``subprocess``, ``signal`` or ``pathlib``, finding the binary included."""
+    nor ``subprocess``, ``signal`` or ``pathlib``, finding the binary included. Decision 057: nor
+    ``json`` (with ``re`` and ``enum``) for the pinned install's marker, nor ``contextlib``,
+    ``functools``, ``collections`` or ``importlib`` (with ``warnings``)."""
     given = f"'binary': {binary!r}, " if binary else ""
     code = (
         "import sys\n"
         "import corral._process._early as e\n"
         "seen = []\n"
-        "e.spawn_early = lambda *a, **k: seen.append(set(sys.modules))\n"
+        "e.spawn_early = lambda argv, *a, **k: seen.append((argv[0], set(sys.modules)))\n"
         "from corral.cli._run_early import spawn_for_run\n"
         f"spawn_for_run({adapter!r}, 'hi', {{{given}'cwd': {str(tmp_path)!r}}})\n"
         "heavy = {'msgspec', 'corral.events', 'corral.manifests', 'typing', 'dataclasses',\n"
         "         'corral.registry._state', 'asyncio', 'subprocess', 'signal', 'threading',\n"
-        "         'pathlib'}\n"
-        "print(len(seen), sorted(heavy & seen[0]) if seen else None)\n"
+        "         'pathlib', 'json', 're', 'enum', 'contextlib', 'functools', 'collections',\n"
+        "         'importlib', 'warnings'}\n"
+        "print(len(seen), seen[0][0], sorted(heavy & seen[0][1]) if seen else None)\n"
     )
     env = {**os.environ, "CORRAL_HOME": str(tmp_path / "home")}
     env.pop("CORRAL_EXTRA_ADAPTERS", None)
+    expected = binary
+    if binary is None:  # the default binary: a pinned install, found by reading its marker
+        env["CORRAL_AGENTS_DIR"] = str(tmp_path / "agents")
+        expected = str(_pinned_install(tmp_path / "agents", _DEFAULT_PIN[adapter]))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
-    assert out.stdout.split() == ["1", "[]"]
+    assert out.stdout.split() == ["1", expected, "[]"]
+
+
+_DEFAULT_PIN = {
+    "claude-code": "claude",
+    "qwen": "qwen",
+    "pi": "pi",
+    "gemini": "gemini",
+    "hermes": "hermes",
+    "codex": "codex",
+    "codex-exec": "codex",
+    "gemini-exec": "gemini",
+    "opencode-run": "opencode",
+}
+"""The pin whose binary each early adapter starts when no ``--binary`` is given."""
+
+
+def _pinned_install(root: Path, name: str) -> Path:
+    """A complete pinned install of ``name`` under ``root`` (its marker and its binary)."""
+    from corral.agents import get_pin
+    from corral.agents._layout import Marker, write_marker
+
+    pin = get_pin(name)
+    directory = root / pin.name / pin.version
+    bin_dir = directory / ("venv/bin" if pin.registry == "pypi" else "node_modules/.bin")
+    bin_dir.mkdir(parents=True)
+    binary = bin_dir / pin.bin
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    marker = Marker(
+        name=pin.name,
+        package=pin.package,
+        version=pin.version,
+        binary=str(binary),
+        version_output=pin.version,
+        installed_at="2026-01-01T00:00:00+00:00",
+        seconds=1.0,
+    )
+    write_marker(directory, marker)
+    return binary
 
 
 def test_a_real_stale_record_is_not_early_and_a_fresh_one_is(
