@@ -54,6 +54,7 @@ from corral.agents._layout import MARKER
 from corral.testing import FakeModelServer
 
 from ._bytecode import as_installed
+from ._command import corral_command
 
 AGENTS = ("claude", "codex", "gemini", "opencode")
 WIRE = {
@@ -62,8 +63,7 @@ WIRE = {
     "gemini": "google",
     "opencode": "openai-chat",
 }
-_SCRIPT = Path(sys.executable).with_name("corral")
-CORRAL = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "corral"]
+CORRAL = corral_command()
 # the harness's own flags a one-shot needs in a scratch directory (no git repo, not trusted)
 ONE_SHOT_ARGS = {"codex": ("--", "--skip-git-repo-check"), "gemini": ("--", "--skip-trust")}
 TIMEOUT = 180.0

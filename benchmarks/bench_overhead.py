@@ -65,6 +65,7 @@ from corral.redirect import redirect_for
 from corral.testing import FakeModelServer
 
 from ._bytecode import as_installed
+from ._command import corral_command
 from ._overhead_docs import fmt, goal, met, overhead_block
 from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
 from .bench_serve_scale import _cpu_s, _rss_kib, _writers_rss_kib
@@ -188,11 +189,12 @@ def bare_argv(pair: Pair, binary: Path, extra: tuple[str, ...]) -> list[str]:
 
 
 def corral_argv(pair: Pair, binary: Path, extra: tuple[str, ...], cwd: Path) -> list[str]:
-    """``corral run`` as a user types it: no ``--binary`` when corral's own look-up (the pinned
-    install, then PATH) finds this very binary, since that look-up is part of what it costs."""
+    """``corral run`` as a user types it: the installed ``corral`` script (``_command``), and no
+    ``--binary`` when corral's own look-up (the pinned install, then PATH) finds this very binary,
+    since that look-up is part of what it costs."""
     from corral.registry._resolve import resolve_executable_path
 
-    argv = [sys.executable, "-m", "corral", "run", pair.adapter, PROMPT, "--json"]
+    argv = [*corral_command(), "run", pair.adapter, PROMPT, "--json"]
     found = resolve_executable_path(pair.cli)
     if found is None or Path(found.path) != binary:
         argv += ["--binary", str(binary)]

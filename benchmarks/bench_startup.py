@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from ._bytecode import as_installed
+from ._command import corral_command
 
 GOAL_CLI_S = 0.080
 GOAL_SERVE_S = 0.5
@@ -38,8 +39,7 @@ TIMEOUT = 30.0
 
 
 def _corral() -> list[str]:
-    script = Path(sys.executable).with_name("corral")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "corral"]
+    return corral_command()
 
 
 def _children_cpu() -> float:
