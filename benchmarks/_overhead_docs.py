@@ -32,6 +32,12 @@ def goal(ratio: object, added_ms: object, failed: object = 0) -> str:
     return "-" if verdict is None else "met" if verdict else "missed"
 
 
+def _paired_text(value: object) -> str:
+    from ._paired import Paired  # here: that module imports the goal from this one
+
+    return value.text() if isinstance(value, Paired) else "-"
+
+
 def _pair(row: Row, a: str, b: str, spec: str) -> str:
     return f"{fmt(row.get(a), spec)} / {fmt(row.get(b), spec)}"
 
@@ -47,6 +53,10 @@ ROWS: tuple[tuple[str, Callable[[Row], str]], ...] = (
     ),
     ("wall ratio (goal ≤ 1.10)", lambda r: fmt(r.get("ratio"), ".2f")),
     ("added ms (goal ≤ 50)", lambda r: fmt(r.get("added_ms"), ".0f")),
+    (
+        "added ms per round, paired: median [90 % interval], what the run shows",
+        lambda r: _paired_text(r.get("paired")),
+    ),
     (
         "CPU of the process tree: corral / bare (s)",
         lambda r: _pair(r, "corral_cpu", "bare_cpu", ".2f"),

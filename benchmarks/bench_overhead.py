@@ -35,7 +35,11 @@ It prints medians, the wall ratio corral/bare and the added milliseconds; for se
 and one turn stand for one one-shot run), ready + turn end against the bare CLI's last stdout line
 (its own turn end, as ``turn.completed`` is corral's: both before the CLI exits) and ready + first
 text against the bare first text. Goal (issue 20):
-wall ratio <= 1.10 and <= 50 ms added. "Time to ready" is not separate for a one-shot run: the CLI
+wall ratio <= 1.10 and <= 50 ms added. Under each ``corral run`` row, the ``paired`` line is the
+median of the per-round differences (corral's end minus the bare end of the same round) with a
+90 % distribution-free interval, and whether this run shows the goal met, shows it missed, or
+cannot tell (``benchmarks._paired``): the bare CLIs' own times move by more than 50 ms between
+runs, so the medians' verdict alone can flip from one run to the next. "Time to ready" is not separate for a one-shot run: the CLI
 is ready when it starts the turn, so it is inside "first text". The per-event figure of the live
 path is ``benchmarks.bench_live_path``.
 
@@ -67,6 +71,7 @@ from corral.testing import FakeModelServer
 from ._bytecode import as_installed
 from ._command import corral_command
 from ._overhead_docs import fmt, goal, met, overhead_block
+from ._paired import Paired, paired
 from ._serve_session import ServeChild, ServeSample, one_turn, serve_child
 from .bench_serve_scale import _cpu_s, _rss_kib, _writers_rss_kib
 
@@ -311,6 +316,7 @@ def run_pair(
         "corral_rss_mib": (ours.median("peak_rss_kib") or 0) / 1024,
         "failed_runs": len(failed),
         "serve_failed_runs": sum(not s.ok for s in served),
+        "paired": paired([s.end for s in bare.samples], [s.end for s in ours.samples]),
     }
     if served:
         b_last, b_first = bare.median("last_line"), bare.median("first_text")
@@ -357,6 +363,12 @@ def _print(r: dict[str, object]) -> bool:
         f" {fmt(r['corral_cpu'], '5.2f')}/{fmt(r['bare_cpu'], '5.2f')}"
         f" {fmt(r['corral_rss_mib'], '8.1f')}Mi {fmt(r['bare_rss_mib'], '6.1f')}Mi  {note}"
     )
+    pair = r.get("paired")
+    if isinstance(pair, Paired):
+        print(
+            f"{'  paired':<12} added per round, median [{pair.level:.0%} interval]:"
+            f" {pair.text()} (bound {pair.bound_ms:.0f} ms)"
+        )
     if "serve_end" in r:
         serve_failed = r["serve_failed_runs"]
         serve_ok = bool(met(r["serve_ratio"], r["serve_added_ms"])) and not serve_failed
@@ -370,6 +382,20 @@ def _print(r: dict[str, object]) -> bool:
             f" MiB + writer {fmt(r.get('serve_writer_rss_mib'), '.0f')} MiB  {goal(r['serve_ratio'], r['serve_added_ms'], serve_failed)}"
         )
     return ok
+
+
+def _summary(rows: list[dict[str, object]]) -> None:
+    """How many rows met the goal by their medians, and what the paired rounds show of it."""
+    done = [r for r in rows if "skipped" not in r]
+    if not done:
+        return
+    by_median = sum(bool(met(r["ratio"], r["added_ms"])) and not r["failed_runs"] for r in done)
+    verdicts = [p.verdict for r in done if isinstance(p := r.get("paired"), Paired)]
+    print(
+        f"corral run: met by the medians for {by_median} of {len(done)}; paired rounds:"
+        f" {verdicts.count('shown met')} shown met, {verdicts.count('shown missed')} shown"
+        f" missed, {verdicts.count('undecided')} undecided"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -418,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
                 r["serve_writer_rss_base_mib"] = base_writer_rss
             measured.append(r)
             _print(r)
+    _summary(measured)
     if args.write_docs is not None and measured:
         from corral.testing.conformance._report import splice_block
 
