@@ -39,9 +39,9 @@ wall ratio <= 1.10 and <= 50 ms added. Under each ``corral run`` row, the ``pair
 median of the per-round differences (corral's end minus the bare end of the same round) with a
 90 % distribution-free interval, and whether this run shows the goal met, shows it missed, or
 cannot tell (``benchmarks._paired``): the bare CLIs' own times move by more than 50 ms between
-runs, so the medians' verdict alone can flip from one run to the next. "Time to ready" is not separate for a one-shot run: the CLI
-is ready when it starts the turn, so it is inside "first text". The per-event figure of the live
-path is ``benchmarks.bench_live_path``.
+runs, so the medians' verdict alone can flip from one run to the next. "Time to ready" is not
+separate for a one-shot run: the CLI is ready when it starts the turn, so it is inside "first
+text". The per-event figure of the live path is ``benchmarks.bench_live_path``.
 
 ``--write-docs PAGE`` also writes the figures as the ``overhead`` block of the compatibility page
 (``benchmarks._overhead_docs``: one column per adapter, the matrix's layout), with the machine,

@@ -38,10 +38,6 @@ GOAL_SERVE_S = 0.5
 TIMEOUT = 30.0
 
 
-def _corral() -> list[str]:
-    return corral_command()
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -66,7 +62,7 @@ def _serve_ready(env: dict[str, str], root: Path, n: int) -> float:
     home = root / f"serve-{n}"
     home.mkdir()
     run_env = {**env, "CORRAL_HOME": str(home), "CORRAL_TOKEN": "bench"}
-    argv = [*_corral(), "serve", "--port", "0", "--db", str(home / "db.sqlite")]
+    argv = [*corral_command(), "serve", "--port", "0", "--db", str(home / "db.sqlite")]
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -124,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "CORRAL_HOME": str(root / "home"), "NO_COLOR": "1"}
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "corral --version": [*_corral(), "--version"],
-            "corral --help": [*_corral(), "--help"],
+            "corral --version": [*corral_command(), "--version"],
+            "corral --help": [*corral_command(), "--help"],
         }
         samples: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}

@@ -1,8 +1,8 @@
 """``json.loads`` for a small file read before ``corral run`` starts its agent, without ``json``.
 
-Importing ``json`` imports ``re`` and ``enum`` and compiles the decoder's patterns: about a
-quarter of what ``corral run`` does before the agent's ``exec`` when it finds the pinned install
-(the install's marker is JSON; decision 057). :func:`loads` gives the same value, and refuses the
+Importing ``json`` imports ``re`` and ``enum`` and compiles the decoder's patterns: most of the
+7 ms that finding the pinned install added before the agent's ``exec`` (its marker is JSON;
+docs/performance.md, part 1, round 14, and decision 057). :func:`loads` gives the same value, and refuses the
 same documents, with the scanner ``json`` itself runs: the C one of the ``_json`` module. Where
 that module is missing (an interpreter without it), or the bytes are not plain UTF-8 (a BOM,
 UTF-16 or UTF-32, which ``json.loads`` detects), it is ``json.loads`` itself.
